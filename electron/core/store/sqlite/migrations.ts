@@ -1,0 +1,161 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * Numbered schema migrations. The schema version lives in `PRAGMA user_version`; each migration
+ * runs in its own transaction together with the version bump, so a crash leaves either the old or
+ * the new schema. Never edit a shipped migration: add the next one.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  up: (db: Database) => void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'tasks, history, groups, counters, settings',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE settings (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          global_concurrency INTEGER NOT NULL DEFAULT 3 CHECK (global_concurrency >= 1),
+          paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1)),
+          retention_days INTEGER NOT NULL DEFAULT 30 CHECK (retention_days >= 0)
+        );
+        INSERT INTO settings (id) VALUES (1);
+
+        CREATE TABLE tasks (
+          id INTEGER PRIMARY KEY,
+          kind TEXT NOT NULL,
+          name TEXT NOT NULL,
+          group_name TEXT NOT NULL,
+          priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 9),
+          payload TEXT NOT NULL,
+          status TEXT NOT NULL CHECK (status IN ('pending','running','retrying','done','failed','cancelled')),
+          attempts INTEGER NOT NULL DEFAULT 0,
+          max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),
+          retry_after_count INTEGER NOT NULL DEFAULT 0,
+          run_at INTEGER NOT NULL,
+          timeout_ms INTEGER,
+          unique_key TEXT,
+          lease_owner TEXT,
+          lease_expires_at INTEGER,
+          owner_pid INTEGER,
+          owner_host TEXT,
+          cancel_requested INTEGER NOT NULL DEFAULT 0,
+          progress REAL,
+          created_at INTEGER NOT NULL,
+          started_at INTEGER,
+          finished_at INTEGER,
+          error TEXT,
+          result TEXT
+        );
+
+        -- The claim: per group, ready tasks in priority, run_at, age order. Partial, so finished
+        -- tasks (the bulk of a long-lived file) are not in it and its cost does not grow with them.
+        CREATE INDEX tasks_ready ON tasks (group_name, priority, run_at, id)
+          WHERE status IN ('pending', 'retrying');
+        -- When is the next delayed task due (the dispatcher sleeps until then).
+        CREATE INDEX tasks_due ON tasks (run_at) WHERE status IN ('pending', 'retrying');
+        -- Lease renewal, expiry and dead-owner checks touch only running tasks.
+        CREATE INDEX tasks_running ON tasks (lease_owner, lease_expires_at) WHERE status = 'running';
+        -- Retention, metrics and "recent failures" read finished tasks by finish time.
+        CREATE INDEX tasks_finished ON tasks (finished_at) WHERE finished_at IS NOT NULL;
+        -- The list screen filters by status and pages by id.
+        CREATE INDEX tasks_status ON tasks (status, id);
+        -- A unique key is held only while its task is not finished.
+        CREATE UNIQUE INDEX tasks_unique_active ON tasks (unique_key)
+          WHERE unique_key IS NOT NULL AND status IN ('pending', 'running', 'retrying');
+
+        CREATE TABLE history (
+          id INTEGER PRIMARY KEY,
+          task_id INTEGER NOT NULL,
+          type TEXT NOT NULL CHECK (type IN ('attempt', 'action')),
+          attempt INTEGER NOT NULL,
+          started_at INTEGER NOT NULL,
+          ended_at INTEGER,
+          outcome TEXT NOT NULL,
+          error TEXT,
+          output TEXT,
+          worker TEXT
+        );
+        CREATE INDEX history_task ON history (task_id, id);
+
+        CREATE TABLE groups (
+          name TEXT PRIMARY KEY,
+          concurrency INTEGER CHECK (concurrency IS NULL OR concurrency >= 1),
+          rate_limit INTEGER CHECK (rate_limit IS NULL OR rate_limit >= 1),
+          rate_period_ms INTEGER CHECK (rate_period_ms IS NULL OR rate_period_ms >= 1),
+          paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1)),
+          blocked_until INTEGER
+        ) WITHOUT ROWID;
+
+        -- Starts inside the current rate window, for groups that have a rate limit: a sliding
+        -- window log, so "5 per second" holds for every window, not just aligned ones.
+        CREATE TABLE group_starts (
+          group_name TEXT NOT NULL,
+          started_at INTEGER NOT NULL
+        );
+        CREATE INDEX group_starts_window ON group_starts (group_name, started_at);
+
+        -- Task counts per group and status, kept exact by triggers in the same transaction as the
+        -- change, so the overview and the claim read them in O(groups), not O(tasks).
+        CREATE TABLE counts (
+          group_name TEXT NOT NULL,
+          status TEXT NOT NULL,
+          n INTEGER NOT NULL,
+          PRIMARY KEY (group_name, status)
+        ) WITHOUT ROWID;
+
+        CREATE TRIGGER tasks_after_insert AFTER INSERT ON tasks BEGIN
+          INSERT OR IGNORE INTO groups (name) VALUES (NEW.group_name);
+          INSERT INTO counts (group_name, status, n) VALUES (NEW.group_name, NEW.status, 1)
+            ON CONFLICT (group_name, status) DO UPDATE SET n = n + 1;
+        END;
+        CREATE TRIGGER tasks_after_delete AFTER DELETE ON tasks BEGIN
+          UPDATE counts SET n = n - 1 WHERE group_name = OLD.group_name AND status = OLD.status;
+        END;
+        CREATE TRIGGER tasks_after_status AFTER UPDATE OF status ON tasks
+          WHEN OLD.status IS NOT NEW.status BEGIN
+          UPDATE counts SET n = n - 1 WHERE group_name = OLD.group_name AND status = OLD.status;
+          INSERT INTO counts (group_name, status, n) VALUES (NEW.group_name, NEW.status, 1)
+            ON CONFLICT (group_name, status) DO UPDATE SET n = n + 1;
+        END;
+        -- The group of a task never changes after enqueue; refuse rather than skew the counters.
+        CREATE TRIGGER tasks_group_fixed BEFORE UPDATE OF group_name ON tasks
+          WHEN OLD.group_name IS NOT NEW.group_name BEGIN
+          SELECT RAISE(ABORT, 'a task cannot change group');
+        END;
+      `);
+    },
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+export class SchemaTooNewError extends Error {
+  constructor(found: number, known: number) {
+    super(
+      `this database has schema version ${found}, written by a newer Semaforo; this version knows up to ${known}. ` +
+        `Upgrade Semaforo to open it (it is left untouched).`,
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}
+
+export function migrate(db: Database): { from: number; to: number } {
+  const from = db.pragma('user_version', { simple: true }) as number;
+  if (from > LATEST_SCHEMA_VERSION) throw new SchemaTooNewError(from, LATEST_SCHEMA_VERSION);
+  for (const m of MIGRATIONS) {
+    if (m.version <= from) continue;
+    db.transaction(() => {
+      // Re-check inside the write lock: another process may have migrated meanwhile.
+      const now = db.pragma('user_version', { simple: true }) as number;
+      if (now >= m.version) return;
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+  return { from, to: Math.max(from, LATEST_SCHEMA_VERSION) };
+}

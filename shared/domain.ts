@@ -1,0 +1,174 @@
+/**
+ * Semaforo's domain types, shared by the engine, the CLI, the server and the renderer.
+ *
+ * Glossary (used with these meanings in code, UI and README):
+ * - task: one unit of work in the queue: a kind, a payload and the bookkeeping around it.
+ * - kind: which handler runs a task (`sleep`, `shell`, `http`, ...).
+ * - group: a named lane with its own concurrency limit, rate limit and pause switch
+ *   (e.g. `vendor` for everything that calls one vendor API). Every task belongs to one.
+ * - attempt: one run of a task by a handler. A task has at most `maxAttempts` of them.
+ * - claim: the atomic step in which a dispatcher takes ready tasks for itself, checking every limit.
+ * - lease: the time-bounded right of one worker to run a claimed task; renewed while it runs,
+ *   reclaimed by anyone once it expires or its owner process is gone.
+ * - worker: one dispatcher in one process (the tray app, `semaforo work`, a `semaforo run`).
+ * - drain: run until nothing is pending, waiting or running.
+ * - dead letter: the `failed` status: out of attempts or failed permanently; kept until the user acts.
+ *
+ * Times are milliseconds since the Unix epoch, durations are milliseconds.
+ */
+
+/** The statuses a task moves through. These exact strings are used in the database, JSON and UI. */
+export const TASK_STATUSES = [
+  'pending',
+  'running',
+  'retrying',
+  'done',
+  'failed',
+  'cancelled',
+] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** Statuses a task can still leave by itself (it is not finished). */
+export const ACTIVE_STATUSES = ['pending', 'running', 'retrying'] as const satisfies readonly TaskStatus[];
+/** Statuses in which a task has ended; only the user or retention moves it on. */
+export const FINISHED_STATUSES = ['done', 'failed', 'cancelled'] as const satisfies readonly TaskStatus[];
+
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+export interface Task {
+  id: number;
+  kind: string;
+  name: string;
+  group: string;
+  /** 0 runs first; FIFO within one priority. */
+  priority: number;
+  status: TaskStatus;
+  /** Attempts that counted against `maxAttempts` (a Retry-After reschedule does not). */
+  attempts: number;
+  maxAttempts: number;
+  payload: JsonValue;
+  result: JsonValue | null;
+  /** The last error, bounded in size. */
+  error: string | null;
+  /** Earliest time the task may start (its delay, or the end of its backoff). */
+  runAt: number;
+  /** Per-attempt time limit; null means none. */
+  timeout: number | null;
+  unique: string | null;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** 0..1 as last reported by the running handler, or null. */
+  progress: number | null;
+  /** The worker holding the lease while `running`. */
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+  /** The user asked to cancel this running task; its worker is stopping it. */
+  cancelRequested: boolean;
+  /** Reschedules caused by Retry-After so far (bounded by their own cap). */
+  retryAfterCount: number;
+}
+
+/** How an attempt ended, or what an operator did. */
+export type HistoryOutcome =
+  | 'running'
+  | 'done'
+  | 'failed'
+  | 'retry'
+  | 'retry-after'
+  | 'timeout'
+  | 'cancelled'
+  | 'lost'
+  | 'released'
+  | 'retried'
+  | 'priority';
+
+/** One row of a task's history: an attempt (`type: 'attempt'`) or an operator action. */
+export interface HistoryEntry {
+  id: number;
+  taskId: number;
+  type: 'attempt' | 'action';
+  /** The attempt number (1-based) for attempts; the attempt count at the time for actions. */
+  attempt: number;
+  startedAt: number;
+  endedAt: number | null;
+  outcome: HistoryOutcome;
+  error: string | null;
+  /** The tail of what the handler logged, bounded in size. */
+  output: string | null;
+  worker: string | null;
+}
+
+export interface TaskWithHistory extends Task {
+  history: HistoryEntry[];
+}
+
+/** A rate limit: at most `limit` task starts in any window of `periodMs`. */
+export interface RateLimit {
+  limit: number;
+  periodMs: number;
+}
+
+export interface GroupInfo {
+  name: string;
+  /** Max tasks of this group running at once across all workers; null: only the global limit. */
+  concurrency: number | null;
+  rate: RateLimit | null;
+  paused: boolean;
+  /** Set after a 429/503: no task of the group starts before this time. */
+  blockedUntil: number | null;
+  counts: StatusCounts;
+  /** Task starts in the current rate window (0 when the group has no rate limit). */
+  rateUsed: number;
+}
+
+export type StatusCounts = Record<TaskStatus, number>;
+
+export interface QueueSettings {
+  /** Max tasks running at once across every worker on this database. */
+  globalConcurrency: number;
+  paused: boolean;
+  /** Finished tasks older than this many days are purged by retention. */
+  retentionDays: number;
+}
+
+export interface Stats {
+  counts: StatusCounts;
+  settings: QueueSettings;
+  groups: GroupInfo[];
+  recentFailures: Task[];
+}
+
+export interface MetricsRow {
+  /** The kind or group the row describes. */
+  key: string;
+  finished: number;
+  done: number;
+  failed: number;
+  /** finished tasks per second over the window */
+  throughput: number;
+  failureRate: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+export interface Metrics {
+  windowMs: number;
+  byKind: MetricsRow[];
+  byGroup: MetricsRow[];
+}
+
+export interface TaskPage {
+  tasks: Task[];
+  total: number;
+}
+
+export function emptyCounts(): StatusCounts {
+  return { pending: 0, running: 0, retrying: 0, done: 0, failed: 0, cancelled: 0 };
+}

@@ -1,0 +1,157 @@
+/**
+ * Schemas for every input the faces hand to the engine. Each boundary (IPC, HTTP, CLI, the
+ * engine's own API) validates with these, so the same bad input gets the same message everywhere.
+ */
+import { z } from 'zod';
+import { TASK_STATUSES, type JsonValue } from './domain.ts';
+import { ValidationError, formatPath } from './errors.ts';
+import { checkJson } from './json.ts';
+
+export const LIMITS = {
+  priority: { min: 0, max: 9, default: 5 },
+  maxAttempts: { min: 1, max: 100, default: 3 },
+  /** 7 days: longer timeouts are almost always a unit mistake */
+  timeoutMs: { min: 1, max: 7 * 24 * 3600_000 },
+  /** one year */
+  delayMs: { max: 365 * 24 * 3600_000 },
+  payload: { maxBytes: 256 * 1024, maxDepth: 32 },
+  nameLength: 200,
+  uniqueLength: 200,
+  batch: 100_000,
+  globalConcurrency: { min: 1, max: 10_000, default: 3 },
+  groupConcurrency: { min: 1, max: 10_000 },
+  rate: { minLimit: 1, maxLimit: 1_000_000, minPeriodMs: 1, maxPeriodMs: 24 * 3600_000 },
+  retentionDays: { min: 0, max: 36_500, default: 30 },
+} as const;
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+const nameLike = (what: string) =>
+  z
+    .string({ error: `must be a string` })
+    .regex(NAME_RE, {
+      error: `must be 1-64 letters, digits or . _ : - and start with a letter or digit (a ${what} name)`,
+    });
+
+export const kindSchema = nameLike('kind');
+export const groupNameSchema = nameLike('group');
+
+const intIn = (min: number, max: number) =>
+  z
+    .number({ error: `must be an integer from ${min} to ${max}` })
+    .int({ error: `must be an integer from ${min} to ${max}` })
+    .min(min, { error: `must be an integer from ${min} to ${max}` })
+    .max(max, { error: `must be an integer from ${min} to ${max}` });
+
+export const prioritySchema = intIn(LIMITS.priority.min, LIMITS.priority.max);
+
+const payloadSchema = z.unknown().transform((value, ctx): JsonValue => {
+  const checked = checkJson(value === undefined ? {} : value, LIMITS.payload);
+  if (!checked.ok) {
+    ctx.addIssue({ code: 'custom', message: checked.message });
+    return z.NEVER;
+  }
+  return value === undefined ? {} : (value as JsonValue);
+});
+
+/** A time: epoch milliseconds or an ISO 8601 string with a time zone (`2026-12-02T03:47:00Z`). */
+const instantSchema = z.union(
+  [
+    z.number().int().min(0),
+    z.iso.datetime({ offset: true, local: false }).transform((s) => Date.parse(s)),
+  ],
+  { error: 'must be an ISO 8601 time with a zone (e.g. 2026-12-02T03:47:00Z) or epoch milliseconds' },
+);
+
+/** What a caller gives to enqueue one task. Field names match the task's JSON shape. */
+export const taskSpecSchema = z
+  .strictObject({
+    kind: kindSchema,
+    name: z
+      .string({ error: 'must be a string' })
+      .min(1, { error: 'must not be empty' })
+      .max(LIMITS.nameLength, { error: `must be at most ${LIMITS.nameLength} characters` })
+      .optional(),
+    group: groupNameSchema.optional(),
+    priority: prioritySchema.optional(),
+    maxAttempts: intIn(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max).optional(),
+    timeout: z.union([intIn(LIMITS.timeoutMs.min, LIMITS.timeoutMs.max), z.null()]).optional(),
+    runAt: instantSchema.optional(),
+    delay: intIn(0, LIMITS.delayMs.max).optional(),
+    unique: z
+      .string({ error: 'must be a string' })
+      .min(1, { error: 'must not be empty' })
+      .max(LIMITS.uniqueLength, { error: `must be at most ${LIMITS.uniqueLength} characters` })
+      .optional(),
+    payload: payloadSchema,
+  })
+  .refine((s) => s.runAt === undefined || s.delay === undefined, {
+    error: 'give either runAt or delay, not both',
+    path: ['delay'],
+  });
+
+export type TaskSpec = z.input<typeof taskSpecSchema>;
+export type ParsedTaskSpec = z.output<typeof taskSpecSchema>;
+
+export const rateLimitSchema = z.strictObject({
+  limit: intIn(LIMITS.rate.minLimit, LIMITS.rate.maxLimit),
+  periodMs: intIn(LIMITS.rate.minPeriodMs, LIMITS.rate.maxPeriodMs),
+});
+
+/** A change to one group's settings; omitted fields stay as they are, null clears a limit. */
+export const groupUpdateSchema = z.strictObject({
+  concurrency: z
+    .union([intIn(LIMITS.groupConcurrency.min, LIMITS.groupConcurrency.max), z.null()])
+    .optional(),
+  rate: z.union([rateLimitSchema, z.null()]).optional(),
+  paused: z.boolean({ error: 'must be true or false' }).optional(),
+});
+export type GroupUpdate = z.infer<typeof groupUpdateSchema>;
+
+export const settingsUpdateSchema = z.strictObject({
+  globalConcurrency: intIn(LIMITS.globalConcurrency.min, LIMITS.globalConcurrency.max).optional(),
+  paused: z.boolean({ error: 'must be true or false' }).optional(),
+  retentionDays: intIn(LIMITS.retentionDays.min, LIMITS.retentionDays.max).optional(),
+});
+export type SettingsUpdate = z.infer<typeof settingsUpdateSchema>;
+
+export const SORT_FIELDS = ['createdAt', 'priority', 'runAt', 'finishedAt', 'name'] as const;
+
+export const listQuerySchema = z.strictObject({
+  status: z.array(z.enum(TASK_STATUSES)).optional(),
+  group: groupNameSchema.optional(),
+  kind: kindSchema.optional(),
+  /** case-insensitive substring of the task's name */
+  search: z.string().max(200, { error: 'must be at most 200 characters' }).optional(),
+  sort: z.enum(SORT_FIELDS).optional(),
+  order: z.enum(['asc', 'desc']).optional(),
+  limit: intIn(1, 1000).optional(),
+  offset: intIn(0, Number.MAX_SAFE_INTEGER).optional(),
+});
+export type ListQuery = z.infer<typeof listQuerySchema>;
+
+export const taskIdSchema = z
+  .number({ error: 'must be a task id (a positive integer)' })
+  .int({ error: 'must be a task id (a positive integer)' })
+  .positive({ error: 'must be a task id (a positive integer)' });
+
+export const retryFilterSchema = z.strictObject({
+  group: groupNameSchema.optional(),
+  kind: kindSchema.optional(),
+});
+export type RetryFilter = z.infer<typeof retryFilterSchema>;
+
+/**
+ * Parses `input` with `schema`, or throws one ValidationError listing every problem, each with
+ * its field path (prefixed with `prefix`, e.g. `tasks[3]`).
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ValidationError(
+    result.error.issues.map((issue) => {
+      const tail = formatPath(issue.path);
+      const path = prefix && tail ? (tail.startsWith('[') ? prefix + tail : `${prefix}.${tail}`) : prefix || tail;
+      return { path, message: issue.message };
+    }),
+  );
+}
