@@ -1,0 +1,161 @@
+/**
+ * The claim: which ready tasks this worker may start now, decided inside the caller's write
+ * transaction (BEGIN IMMEDIATE), so every limit is checked against the state of the file as all
+ * processes left it, and no two workers can take the same task.
+ *
+ * Limits checked, in this order:
+ * 1. the queue is not paused, and the global concurrency limit has room (running counts come from
+ *    the `counts` table, kept exact by triggers, so this is O(groups), not O(tasks));
+ * 2. per group: not paused, not blocked by a Retry-After, concurrency room, and rate room from the
+ *    sliding window of starts in `group_starts`;
+ * 3. per group, the best candidates by (priority, run_at, id) from the partial `tasks_ready` index,
+ *    at most that group's room each, merged across groups in the same order and cut to the
+ *    global room.
+ * Reading per group keeps a full group from being scanned over and over: a blocked group costs
+ * one index probe, however many tasks wait in it.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import { rateRoom } from '../../policy/rate-limit.ts';
+import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
+import { toTask, type TaskRow } from './rows.ts';
+
+interface GroupRow {
+  name: string;
+  concurrency: number | null;
+  rate_limit: number | null;
+  rate_period_ms: number | null;
+  paused: number;
+  blocked_until: number | null;
+}
+
+interface Candidate {
+  id: number;
+  priority: number;
+  run_at: number;
+  group_name: string;
+}
+
+export class ClaimStatements {
+  readonly settings: Statement<[], { global_concurrency: number; paused: number }>;
+  readonly running: Statement<[], { group_name: string; n: number }>;
+  readonly groups: Statement<[], GroupRow>;
+  readonly windowStarts: Statement<[string, number], { n: number; oldest: number | null }>;
+  readonly pruneStarts: Statement<[string, number]>;
+  readonly addStart: Statement<[string, number]>;
+  readonly candidates: Statement<[string, number, number], Candidate>;
+  readonly take: Statement<[string, number, number, string, number, number], TaskRow>;
+  readonly addAttempt: Statement<[number, number, number, string], { id: number }>;
+  readonly nextDue: Statement<[], { at: number | null }>;
+
+  constructor(db: Database) {
+    this.settings = db.prepare('SELECT global_concurrency, paused FROM settings WHERE id = 1');
+    this.running = db.prepare("SELECT group_name, n FROM counts WHERE status = 'running' AND n > 0");
+    this.groups = db.prepare(
+      'SELECT name, concurrency, rate_limit, rate_period_ms, paused, blocked_until FROM groups',
+    );
+    this.windowStarts = db.prepare(
+      'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = ? AND started_at > ?',
+    );
+    this.pruneStarts = db.prepare('DELETE FROM group_starts WHERE group_name = ? AND started_at <= ?');
+    this.addStart = db.prepare('INSERT INTO group_starts (group_name, started_at) VALUES (?, ?)');
+    this.candidates = db.prepare(
+      `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_ready
+       WHERE group_name = ? AND status IN ('pending', 'retrying') AND run_at <= ?
+       ORDER BY priority, run_at, id LIMIT ?`,
+    );
+    this.take = db.prepare(
+      `UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_owner = ?,
+         lease_expires_at = ?, owner_pid = ?, owner_host = ?, started_at = ?, progress = NULL,
+         cancel_requested = 0
+       WHERE id = ? AND status IN ('pending', 'retrying') RETURNING *`,
+    );
+    this.addAttempt = db.prepare(
+      `INSERT INTO history (task_id, type, attempt, started_at, outcome, worker)
+       VALUES (?, 'attempt', ?, ?, 'running', ?) RETURNING id`,
+    );
+    this.nextDue = db.prepare(
+      "SELECT min(run_at) AS at FROM tasks INDEXED BY tasks_due WHERE status IN ('pending', 'retrying')",
+    );
+  }
+}
+
+export interface ClaimResult {
+  claimed: ClaimedTask[];
+  nextWakeAt: number | null;
+}
+
+/** Must run inside a write transaction. */
+export function claimReady(
+  s: ClaimStatements,
+  now: number,
+  worker: WorkerIdentity,
+  leaseMs: number,
+  claimMax: number,
+): ClaimResult {
+  const settings = s.settings.get()!;
+  if (settings.paused === 1 || claimMax <= 0) return { claimed: [], nextWakeAt: null };
+
+  const runningByGroup = new Map<string, number>();
+  let runningTotal = 0;
+  for (const r of s.running.all()) {
+    runningByGroup.set(r.group_name, r.n);
+    runningTotal += r.n;
+  }
+  const room = Math.min(claimMax, settings.global_concurrency - runningTotal);
+  if (room <= 0) return { claimed: [], nextWakeAt: null };
+
+  let wakeAt: number | null = null;
+  const wakeNoLaterThan = (t: number) => {
+    wakeAt = wakeAt === null ? t : Math.min(wakeAt, t);
+  };
+
+  const candidates: Candidate[] = [];
+  const groupRoom = new Map<string, number>();
+  const rateLimited = new Set<string>();
+  for (const g of s.groups.all()) {
+    if (g.paused === 1) continue;
+    if (g.blocked_until !== null && g.blocked_until > now) {
+      wakeNoLaterThan(g.blocked_until);
+      continue;
+    }
+    let gRoom = room;
+    if (g.concurrency !== null) gRoom = Math.min(gRoom, g.concurrency - (runningByGroup.get(g.name) ?? 0));
+    if (gRoom <= 0) continue;
+    if (g.rate_limit !== null && g.rate_period_ms !== null) {
+      rateLimited.add(g.name);
+      const windowStart = now - g.rate_period_ms;
+      s.pruneStarts.run(g.name, windowStart);
+      const w = s.windowStarts.get(g.name, windowStart)!;
+      const r = rateRoom({ limit: g.rate_limit, periodMs: g.rate_period_ms }, w.n, w.oldest, now);
+      if (r.room <= 0) {
+        if (r.freeAt !== null) wakeNoLaterThan(r.freeAt);
+        continue;
+      }
+      gRoom = Math.min(gRoom, r.room);
+    }
+    groupRoom.set(g.name, gRoom);
+    for (const c of s.candidates.all(g.name, now, gRoom)) candidates.push(c);
+  }
+
+  candidates.sort((a, b) => a.priority - b.priority || a.run_at - b.run_at || a.id - b.id);
+  const claimed: ClaimedTask[] = [];
+  const expires = now + leaseMs;
+  for (const c of candidates) {
+    if (claimed.length >= room) break;
+    const left = groupRoom.get(c.group_name) ?? 0;
+    if (left <= 0) continue;
+    const row = s.take.get(worker.id, expires, worker.pid, worker.host, now, c.id);
+    if (!row) continue;
+    groupRoom.set(c.group_name, left - 1);
+    // Only rate-limited groups pay for the start log.
+    if (rateLimited.has(row.group_name)) s.addStart.run(row.group_name, now);
+    const h = s.addAttempt.get(row.id, row.attempts, now, worker.id)!;
+    claimed.push({ task: toTask(row), historyId: h.id });
+  }
+
+  if (claimed.length === 0) {
+    const due = s.nextDue.get()?.at ?? null;
+    if (due !== null && due > now) wakeNoLaterThan(due);
+  }
+  return { claimed, nextWakeAt: wakeAt };
+}

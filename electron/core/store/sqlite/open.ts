@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { migrate } from './migrations.ts';
+
+export interface OpenOptions {
+  /** How long a write waits for another process's transaction before "database busy". */
+  busyTimeoutMs?: number;
+  /**
+   * 'full' (default): each commit is fsynced before it returns, so a task reported done survives
+   * a power cut. 'normal': survives a process crash, may lose the last commits on power loss.
+   */
+  durability?: 'full' | 'normal';
+}
+
+/**
+ * Opens (creating if needed) the queue database: owner-only file and folder, WAL so readers never
+ * block the writer, a busy timeout so processes sharing the file wait instead of failing, and
+ * every pending migration applied.
+ */
+export function openDatabase(file: string, options: OpenOptions = {}): Database.Database {
+  if (file !== ':memory:') {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Create the file ourselves so it is owner-only from its first byte; SQLite gives the
+    // -wal and -shm files the same mode as the database file.
+    try {
+      fs.closeSync(fs.openSync(file, 'wx', 0o600));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    tightenMode(file);
+  }
+  const db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    db.pragma('foreign_keys = OFF');
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+function tightenMode(file: string): void {
+  try {
+    const st = fs.statSync(file);
+    if (process.getuid && st.uid === process.getuid() && (st.mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+  } catch {
+    // Not ours to change (another user's file opened read-only, say): SQLite reports real problems.
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The storage contract the engine owns. The dispatcher and the engine talk only to this
+ * interface; SQLite (better-sqlite3) is one implementation, and a second backend (PostgreSQL)
+ * can implement it without touching the dispatcher.
+ *
+ * Every method that changes state is one transaction in the implementation.
+ */
+import type {
+  GroupInfo,
+  JsonValue,
+  Metrics,
+  QueueSettings,
+  Stats,
+  Task,
+  TaskPage,
+  TaskWithHistory,
+} from '../../../shared/domain.ts';
+import type { GroupUpdate, ListQuery, RetryFilter, SettingsUpdate } from '../../../shared/schemas.ts';
+
+/** A task ready to be written, after validation and defaults. */
+export interface NewTask {
+  kind: string;
+  name: string;
+  group: string;
+  priority: number;
+  payload: string;
+  maxAttempts: number;
+  runAt: number;
+  timeout: number | null;
+  unique: string | null;
+}
+
+export interface EnqueueResult {
+  task: Task;
+  /** false when the unique key was held by an unfinished task, which is returned instead */
+  created: boolean;
+}
+
+/** Who holds a lease: unique per dispatcher instance, with the process for dead-owner checks. */
+export interface WorkerIdentity {
+  id: string;
+  pid: number;
+  host: string;
+}
+
+/** A task this worker now leases, with its history row for the attempt. */
+export interface ClaimedTask {
+  task: Task;
+  historyId: number;
+}
+
+/** How a claimed attempt ended, as decided by the dispatcher's retry policy. */
+export type Finish =
+  | { taskId: number; attempt: number; historyId: number; status: 'done'; result: string | null; output: string | null }
+  | {
+      taskId: number;
+      attempt: number;
+      historyId: number;
+      status: 'retrying' | 'failed' | 'cancelled';
+      /** recorded in history; 'retry-after' does not use up an attempt */
+      outcome: 'failed' | 'retry' | 'retry-after' | 'timeout' | 'cancelled';
+      error: string;
+      output: string | null;
+      /** when status is 'retrying' */
+      runAt?: number;
+      /** a Retry-After from the vendor slows the whole group until then */
+      blockGroupUntil?: number;
+    };
+
+export interface TickInput {
+  now: number;
+  worker: WorkerIdentity;
+  leaseMs: number;
+  finishes: readonly Finish[];
+  /** how many tasks this worker may take now (its own in-flight room) */
+  claimMax: number;
+}
+
+export interface TickOutput {
+  claimed: ClaimedTask[];
+  /** finishes that applied; the others had lost their lease (someone else owns the task now) */
+  applied: Finish[];
+  /** the earliest time something may become claimable, if nothing is now (null: only on a write) */
+  nextWakeAt: number | null;
+}
+
+export interface RenewResult {
+  /** tasks this worker thinks it runs but no longer leases: abort them */
+  lost: number[];
+  /** tasks of this worker the user asked to cancel */
+  cancelRequested: number[];
+}
+
+export interface TaskStore {
+  enqueue(tasks: readonly NewTask[], now: number): EnqueueResult[];
+  /** The dispatcher's hot path: write finishes, then claim, in one transaction. */
+  tick(input: TickInput): TickOutput;
+  renewLeases(worker: WorkerIdentity, runningIds: readonly number[], now: number, leaseMs: number): RenewResult;
+  /** Return tasks whose lease expired, or whose owner `isDead`, to the queue; returns their ids. */
+  reclaimLost(now: number, isDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean): number[];
+  /** On shutdown: give back this worker's leases without counting the attempt. */
+  releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[];
+  setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void;
+
+  retry(ids: readonly number[], now: number): number[];
+  retryFailed(filter: RetryFilter, now: number): number[];
+  cancel(ids: readonly number[], now: number): { cancelled: number[]; requested: number[] };
+  remove(ids: readonly number[]): number[];
+  setPriority(id: number, priority: number, now: number): Task;
+  updateGroup(name: string, update: GroupUpdate): GroupInfo;
+  updateSettings(update: SettingsUpdate): QueueSettings;
+  purgeFinished(before: number): number;
+
+  getTask(id: number): TaskWithHistory | null;
+  listTasks(query: ListQuery): TaskPage;
+  stats(now: number, recentFailures: number): Stats;
+  settings(): QueueSettings;
+  metrics(now: number, windowMs: number): Metrics;
+  /** Changes whenever another connection commits; cheap enough to poll every few ms. */
+  dataVersion(): number;
+  close(): void;
+}
+
+export type { JsonValue };
