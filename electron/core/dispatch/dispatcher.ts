@@ -1,0 +1,399 @@
+/**
+ * The dispatcher: one per process that runs tasks. It never polls per task. It runs a "tick"
+ * (one write transaction: write the finished attempts, claim what the limits allow) whenever
+ * something may have changed: a task finished or was enqueued here (woken at once), another
+ * process committed (noticed by polling `PRAGMA data_version`, which costs no disk read), or a
+ * delayed task / rate window / Retry-After block comes due (a timer set to that time).
+ *
+ * Finishes that land in the same event-loop turn share one transaction, and a task is reported
+ * done (events, faces) only after that transaction committed.
+ */
+import { BOUNDS, TailBuffer, boundResult, truncateHead } from '../bounded.ts';
+import type { Clock } from '../clock.ts';
+import { PermanentError, RetryAfterError, TaskCancelledError, TaskTimeoutError } from '../errors.ts';
+import type { HandlerRegistry } from '../handlers/registry.ts';
+import type { Logger } from '../logger.ts';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from '../policy/backoff.ts';
+import { decideAfterFailure, type Failure } from '../policy/outcome.ts';
+import type { ClaimedTask, Finish, TaskStore, WorkerIdentity } from '../store/task-store.ts';
+import type { Task } from '../../../shared/domain.ts';
+
+export interface DispatcherOptions {
+  store: TaskStore;
+  registry: HandlerRegistry;
+  clock: Clock;
+  worker: WorkerIdentity;
+  logger: Logger;
+  /** called after each commit with the ids whose state changed */
+  onChange: (ids: number[]) => void;
+  /** called when another process changed the file */
+  onExternalChange: () => void;
+  /** is this lease owner a process on this machine that is gone? */
+  isOwnerDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean;
+  leaseMs?: number;
+  pollIntervalMs?: number;
+  reapIntervalMs?: number;
+  /** most tasks this process runs at once (the global and group limits apply on top) */
+  maxInFlight?: number;
+  /** most tasks claimed in one transaction */
+  claimBatch?: number;
+  /** how long an aborted handler may take to stop before its attempt is ended without it */
+  abortGraceMs?: number;
+  backoff?: BackoffPolicy;
+  random?: () => number;
+}
+
+class LeaseLostError extends Error {
+  constructor() {
+    super('lease lost: another worker owns this task now');
+    this.name = 'LeaseLostError';
+  }
+}
+
+class ShutdownError extends Error {
+  constructor() {
+    super('worker is shutting down');
+    this.name = 'ShutdownError';
+  }
+}
+
+interface Running {
+  claim: ClaimedTask;
+  controller: AbortController;
+  output: TailBuffer;
+  timers: ReturnType<typeof setTimeout>[];
+  settled: boolean;
+  /** resolves when the handler itself returned or threw */
+  handlerDone: Promise<void>;
+}
+
+export class Dispatcher {
+  private readonly o: Required<Omit<DispatcherOptions, 'backoff' | 'random'>> & {
+    backoff: BackoffPolicy;
+    random: () => number;
+  };
+  private readonly running = new Map<number, Running>();
+  private finishes: Finish[] = [];
+  private tickScheduled = false;
+  private wakeTimer: ReturnType<typeof setTimeout> | null = null;
+  private intervals: ReturnType<typeof setInterval>[] = [];
+  private lastDataVersion = 0;
+  private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
+  private progress = new Map<number, number>();
+  private progressTimer: ReturnType<typeof setTimeout> | null = null;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(options: DispatcherOptions) {
+    const leaseMs = options.leaseMs ?? 30_000;
+    this.o = {
+      ...options,
+      leaseMs,
+      pollIntervalMs: options.pollIntervalMs ?? 20,
+      reapIntervalMs: options.reapIntervalMs ?? 2000,
+      maxInFlight: options.maxInFlight ?? Number.POSITIVE_INFINITY,
+      claimBatch: options.claimBatch ?? 64,
+      abortGraceMs: options.abortGraceMs ?? 5000,
+      backoff: options.backoff ?? DEFAULT_BACKOFF,
+      random: options.random ?? Math.random,
+    };
+    for (const [name, v] of Object.entries({ leaseMs, claimBatch: this.o.claimBatch, maxInFlight: this.o.maxInFlight })) {
+      if (!(v >= 1)) throw new RangeError(`${name} must be a number >= 1`);
+    }
+  }
+
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  runningIds(): number[] {
+    return [...this.running.keys()];
+  }
+
+  start(): void {
+    if (this.state !== 'idle') return;
+    this.state = 'running';
+    this.lastDataVersion = this.o.store.dataVersion();
+    this.every(this.o.pollIntervalMs, () => this.poll());
+    this.every(Math.max(50, Math.floor(this.o.leaseMs / 3)), () => this.renew());
+    this.every(this.o.reapIntervalMs, () => this.reap());
+    this.reap();
+    this.wake();
+  }
+
+  /** Run a tick soon (coalesced: many wakes in one turn make one transaction). */
+  wake(): void {
+    if (this.tickScheduled || this.state === 'stopped' || this.state === 'idle') return;
+    this.tickScheduled = true;
+    setImmediate(() => this.tick());
+  }
+
+  /** The user cancelled these tasks; abort the ones running here now rather than at the next poll. */
+  abortCancelled(ids: readonly number[]): void {
+    for (const id of ids) this.abort(id, new TaskCancelledError());
+  }
+
+  /** Resolves when nothing runs here and no finish awaits its commit. */
+  whenIdle(): Promise<void> {
+    if (this.running.size === 0 && this.finishes.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Graceful stop: claim nothing more, let running tasks finish until `deadlineMs`, then abort
+   * the rest and give their leases back (not counted as attempts) so another worker takes them.
+   */
+  async stop(deadlineMs = 10_000): Promise<void> {
+    if (this.state === 'stopped') return;
+    if (this.state === 'idle') {
+      this.state = 'stopped';
+      return;
+    }
+    this.state = 'stopping';
+    const deadline = new Promise<'deadline'>((r) => {
+      const t = setTimeout(() => r('deadline'), deadlineMs);
+      t.unref();
+    });
+    if ((await Promise.race([this.whenIdle().then(() => 'idle' as const), deadline])) === 'deadline') {
+      const left = [...this.running.values()];
+      for (const r of left) r.controller.abort(new ShutdownError());
+      await Promise.race([
+        Promise.all(left.map((r) => r.handlerDone)),
+        new Promise((r) => setTimeout(r, Math.min(this.o.abortGraceMs, 1000)).unref()),
+      ]);
+      const ids = left.map((r) => r.claim.task.id);
+      for (const r of left) this.dropRunning(r);
+      try {
+        const released = this.o.store.releaseLeases(this.o.worker, ids, this.o.clock.now());
+        if (released.length) this.o.onChange(released);
+      } catch (err) {
+        this.o.logger.error(`could not release leases (they will expire): ${String(err)}`);
+      }
+    }
+    // Write whatever finished meanwhile.
+    if (this.finishes.length) this.tick();
+    this.flushProgress();
+    this.state = 'stopped';
+    for (const t of this.intervals) clearInterval(t);
+    this.intervals = [];
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    if (this.progressTimer) clearTimeout(this.progressTimer);
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(() => {
+      try {
+        fn();
+      } catch (err) {
+        this.o.logger.error(String(err));
+      }
+    }, ms);
+    t.unref();
+    this.intervals.push(t);
+  }
+
+  private poll(): void {
+    const v = this.o.store.dataVersion();
+    if (v === this.lastDataVersion) return;
+    this.lastDataVersion = v;
+    this.o.onExternalChange();
+    // Another process may have cancelled one of ours, or taken one of ours after a stall.
+    if (this.running.size > 0) this.renew();
+    this.wake();
+  }
+
+  private renew(): void {
+    if (this.running.size === 0) return;
+    const ids = [...this.running.values()].filter((r) => !r.settled).map((r) => r.claim.task.id);
+    if (ids.length === 0) return;
+    const { lost, cancelRequested } = this.o.store.renewLeases(this.o.worker, ids, this.o.clock.now(), this.o.leaseMs);
+    for (const id of lost) this.abort(id, new LeaseLostError());
+    for (const id of cancelRequested) this.abort(id, new TaskCancelledError());
+  }
+
+  private reap(): void {
+    const reclaimed = this.o.store.reclaimLost(this.o.clock.now(), (owner) =>
+      owner.id === this.o.worker.id ? false : this.o.isOwnerDead(owner),
+    );
+    if (reclaimed.length > 0) {
+      this.o.logger.warn(`returned ${reclaimed.length} task(s) whose worker stopped renewing: ${reclaimed.join(', ')}`);
+      this.o.onChange(reclaimed);
+      this.wake();
+    }
+  }
+
+  private tick(): void {
+    this.tickScheduled = false;
+    if (this.state === 'stopped') return;
+    const finishes = this.finishes;
+    this.finishes = [];
+    const claimMax =
+      this.state === 'running' ? Math.min(this.o.claimBatch, this.o.maxInFlight - this.running.size) : 0;
+    if (finishes.length === 0 && claimMax <= 0) return;
+    const now = this.o.clock.now();
+    let out;
+    try {
+      out = this.o.store.tick({ now, worker: this.o.worker, leaseMs: this.o.leaseMs, finishes, claimMax });
+    } catch (err) {
+      // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
+      this.finishes = finishes.concat(this.finishes);
+      this.o.logger.error(`dispatcher could not write to the queue, retrying in 1 s: ${String(err)}`);
+      this.scheduleWake(now + 1000);
+      return;
+    }
+    const changed: number[] = [];
+    for (const f of finishes) {
+      const r = this.running.get(f.taskId);
+      if (r && r.settled) this.running.delete(f.taskId);
+      changed.push(f.taskId);
+    }
+    for (const c of out.claimed) {
+      changed.push(c.task.id);
+      this.startTask(c);
+    }
+    if (changed.length) this.o.onChange(changed);
+    if (out.nextWakeAt !== null) this.scheduleWake(out.nextWakeAt);
+    // A full batch means more may be ready right now.
+    if (claimMax > 0 && out.claimed.length === claimMax) this.wake();
+    this.notifyIdle();
+  }
+
+  private scheduleWake(at: number): void {
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    const delay = Math.max(0, at - this.o.clock.now());
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.wake();
+    }, Math.min(delay, 2 ** 31 - 1));
+    this.wakeTimer.unref();
+  }
+
+  private startTask(claim: ClaimedTask): void {
+    const { task } = claim;
+    const controller = new AbortController();
+    const entry: Running = {
+      claim,
+      controller,
+      output: new TailBuffer(BOUNDS.outputChars),
+      timers: [],
+      settled: false,
+      handlerDone: Promise.resolve(),
+    };
+    this.running.set(task.id, entry);
+    const handler = this.o.registry.get(task.kind);
+    if (!handler) {
+      this.settle(entry, new PermanentError(`no handler for kind "${task.kind}" in worker ${this.o.worker.id}`));
+      return;
+    }
+    const timeout = task.timeout ?? handler.defaultTimeoutMs;
+    if (timeout !== undefined && timeout !== null) {
+      entry.timers.push(setTimeout(() => this.abort(task.id, new TaskTimeoutError(timeout)), timeout));
+    }
+    let payload: unknown;
+    try {
+      payload = handler.payload.parse(task.payload);
+    } catch (err) {
+      this.settle(entry, new PermanentError(`payload no longer valid for kind "${task.kind}": ${String(err)}`));
+      return;
+    }
+    const ctx = {
+      signal: controller.signal,
+      attempt: task.attempts,
+      task,
+      log: (text: string) => entry.output.push(text),
+      progress: (fraction: number) => this.noteProgress(task.id, fraction),
+    };
+    entry.handlerDone = Promise.resolve()
+      .then(() => handler.run(payload, ctx))
+      .then(
+        (result) => this.settle(entry, null, result),
+        (err: unknown) => this.settle(entry, err),
+      );
+  }
+
+  private abort(id: number, reason: Error): void {
+    const entry = this.running.get(id);
+    if (!entry || entry.settled || entry.controller.signal.aborted) return;
+    entry.controller.abort(reason);
+    // A handler that ignores its signal must not hold the slot forever.
+    const grace = setTimeout(() => this.settle(entry, reason), this.o.abortGraceMs);
+    grace.unref();
+    entry.timers.push(grace);
+  }
+
+  private settle(entry: Running, err: unknown, result?: unknown): void {
+    if (entry.settled) return;
+    entry.settled = true;
+    for (const t of entry.timers) clearTimeout(t);
+    const { task, historyId } = entry.claim;
+    const output = entry.output.text();
+    const reason: unknown = entry.controller.signal.aborted ? entry.controller.signal.reason : null;
+    if (reason instanceof LeaseLostError || reason instanceof ShutdownError) {
+      // Someone else owns it now, or stop() releases it: nothing of ours to write.
+      if (reason instanceof LeaseLostError) this.dropRunning(entry);
+      return;
+    }
+    const base = { taskId: task.id, attempt: task.attempts, historyId, output };
+    if (err === null && reason === null) {
+      this.finishes.push({ ...base, status: 'done', result: boundResult(result) });
+    } else {
+      const failure: Failure =
+        reason instanceof TaskCancelledError
+          ? { type: 'cancelled' }
+          : reason instanceof TaskTimeoutError
+            ? { type: 'timeout' }
+            : {
+                type: 'error',
+                permanent: err instanceof PermanentError,
+                retryAfterMs: err instanceof RetryAfterError ? err.ms : null,
+              };
+      const decision = decideAfterFailure(task, failure, this.o.clock.now(), this.o.backoff, this.o.random);
+      const message = reason instanceof Error && failure.type !== 'error' ? reason.message : describe(err);
+      this.finishes.push({ ...base, ...decision, error: truncateHead(message, BOUNDS.errorChars) });
+    }
+    this.wake();
+  }
+
+  private dropRunning(entry: Running): void {
+    entry.settled = true;
+    for (const t of entry.timers) clearTimeout(t);
+    this.running.delete(entry.claim.task.id);
+    this.notifyIdle();
+  }
+
+  private noteProgress(id: number, fraction: number): void {
+    if (!Number.isFinite(fraction)) return;
+    this.progress.set(id, Math.min(1, Math.max(0, fraction)));
+    if (this.progressTimer) return;
+    this.progressTimer = setTimeout(() => {
+      this.progressTimer = null;
+      this.flushProgress();
+    }, 250);
+    this.progressTimer.unref();
+  }
+
+  private flushProgress(): void {
+    if (this.progress.size === 0) return;
+    const updates = this.progress;
+    this.progress = new Map();
+    try {
+      this.o.store.setProgress(updates, this.o.worker);
+      this.o.onChange([...updates.keys()]);
+    } catch (err) {
+      this.o.logger.warn(`progress not saved: ${String(err)}`);
+    }
+  }
+
+  private notifyIdle(): void {
+    if (this.running.size > 0 || this.finishes.length > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}
+
+export type { Task };

@@ -1,0 +1,58 @@
+/**
+ * Coalesces change notifications: however many tasks change, listeners hear at most one batch
+ * per `intervalMs` (the faces then fetch a fresh snapshot), so a burst of 50,000 completions is a
+ * handful of UI updates, not 50,000.
+ */
+export interface ChangeBatch {
+  /** tasks changed by this process */
+  taskIds: number[];
+  /** another process changed the file (which tasks is unknown) */
+  external: boolean;
+}
+
+export type ChangeListener = (batch: ChangeBatch) => void;
+
+export class ChangeCoalescer {
+  private ids = new Set<number>();
+  private external = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private lastFlush = 0;
+  private readonly listeners = new Set<ChangeListener>();
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly maxIds = 1000,
+  ) {}
+
+  subscribe(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  add(ids: readonly number[], external = false): void {
+    if (this.listeners.size === 0) return;
+    for (const id of ids) if (this.ids.size < this.maxIds) this.ids.add(id);
+    if (external) this.external = true;
+    if (this.timer) return;
+    const wait = Math.max(0, this.lastFlush + this.intervalMs - Date.now());
+    this.timer = setTimeout(() => this.flush(), wait);
+    this.timer.unref();
+  }
+
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.ids.size === 0 && !this.external) return;
+    const batch: ChangeBatch = { taskIds: [...this.ids], external: this.external };
+    this.ids = new Set();
+    this.external = false;
+    this.lastFlush = Date.now();
+    for (const l of this.listeners) l(batch);
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.listeners.clear();
+  }
+}

@@ -1,0 +1,57 @@
+import type { z } from 'zod';
+import type { JsonValue, Task } from '../../../shared/domain.ts';
+import { ValidationError } from '../../../shared/errors.ts';
+import { parseInput } from '../../../shared/schemas.ts';
+
+/** What a handler gets besides its payload. */
+export interface HandlerContext {
+  /** Aborted on timeout, cancel, lease loss or shutdown; `signal.reason` says which. */
+  signal: AbortSignal;
+  /** 1-based attempt number */
+  attempt: number;
+  task: Task;
+  /** Appends to the attempt's output excerpt (bounded, the tail is kept). */
+  log: (text: string) => void;
+  /** Reports progress from 0 to 1; written to the database at most a few times a second. */
+  progress: (fraction: number) => void;
+}
+
+export interface Handler<P = unknown> {
+  kind: string;
+  /** one line for `--help` and the UI */
+  description: string;
+  /** Validates the payload at enqueue, so a bad task is refused before it is written. */
+  payload: z.ZodType<P>;
+  /** Time limit used when the task gives none; undefined means none. */
+  defaultTimeoutMs?: number;
+  run: (payload: P, ctx: HandlerContext) => Promise<JsonValue | void>;
+}
+
+/** kind -> handler. Built-in kinds are registered by the engine; user modules add theirs. */
+export class HandlerRegistry {
+  private readonly handlers = new Map<string, Handler>();
+
+  register<P>(handler: Handler<P>): void {
+    if (this.handlers.has(handler.kind)) throw new Error(`a handler for kind "${handler.kind}" is already registered`);
+    this.handlers.set(handler.kind, handler as unknown as Handler);
+  }
+
+  get(kind: string): Handler | undefined {
+    return this.handlers.get(kind);
+  }
+
+  kinds(): string[] {
+    return [...this.handlers.keys()].sort();
+  }
+
+  /** Validates a payload for `kind`; errors name the field as `payload.x` (under `prefix`). */
+  parsePayload(kind: string, payload: unknown, prefix: string): unknown {
+    const handler = this.handlers.get(kind);
+    if (!handler) {
+      throw new ValidationError([
+        { path: prefix ? `${prefix}.kind` : 'kind', message: `unknown kind "${kind}"; known kinds: ${this.kinds().join(', ')}` },
+      ]);
+    }
+    return parseInput(handler.payload, payload, prefix ? `${prefix}.payload` : 'payload');
+  }
+}

@@ -1,0 +1,564 @@
+import type { Database, Statement } from 'better-sqlite3';
+import {
+  emptyCounts,
+  type GroupInfo,
+  type Metrics,
+  type MetricsRow,
+  type QueueSettings,
+  type Stats,
+  type Task,
+  type TaskPage,
+  type TaskStatus,
+  type TaskWithHistory,
+} from '../../../../shared/domain.ts';
+import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
+import type { GroupUpdate, ListQuery, RetryFilter, SettingsUpdate } from '../../../../shared/schemas.ts';
+import type {
+  EnqueueResult,
+  Finish,
+  NewTask,
+  RenewResult,
+  TaskStore,
+  TickInput,
+  TickOutput,
+  WorkerIdentity,
+} from '../task-store.ts';
+import { ClaimStatements, claimReady } from './claim.ts';
+import { openDatabase, type OpenOptions } from './open.ts';
+import { toHistory, toTask, type HistoryRow, type TaskRow } from './rows.ts';
+
+const SORT_COLUMNS = {
+  createdAt: 'id',
+  priority: 'priority',
+  runAt: 'run_at',
+  finishedAt: 'finished_at',
+  name: 'name',
+} as const;
+
+/** The SQLite implementation of the engine's TaskStore: one file, shared by every process. */
+export class SqliteTaskStore implements TaskStore {
+  readonly db: Database;
+  private readonly claimSql: ClaimStatements;
+  private readonly st: ReturnType<typeof prepare>;
+
+  constructor(file: string, options: OpenOptions = {}) {
+    this.db = openDatabase(file, options);
+    this.claimSql = new ClaimStatements(this.db);
+    this.st = prepare(this.db);
+  }
+
+  enqueue(tasks: readonly NewTask[], now: number): EnqueueResult[] {
+    return this.db
+      .transaction(() =>
+        tasks.map((t): EnqueueResult => {
+          if (t.unique !== null) {
+            const held = this.st.byUnique.get(t.unique);
+            if (held) return { task: toTask(held), created: false };
+          }
+          const row = this.st.insert.get(
+            t.kind,
+            t.name,
+            t.group,
+            t.priority,
+            t.payload,
+            t.maxAttempts,
+            t.runAt,
+            t.timeout,
+            t.unique,
+            now,
+          )!;
+          return { task: toTask(row), created: true };
+        }),
+      )
+      .immediate();
+  }
+
+  tick(input: TickInput): TickOutput {
+    return this.db
+      .transaction((): TickOutput => {
+        const applied = input.finishes.filter((f) => this.applyFinish(f, input.worker, input.now));
+        const { claimed, nextWakeAt } = claimReady(
+          this.claimSql,
+          input.now,
+          input.worker,
+          input.leaseMs,
+          input.claimMax,
+        );
+        return { claimed, applied, nextWakeAt };
+      })
+      .immediate();
+  }
+
+  /** Writes one attempt's end, only if this worker still holds that attempt's lease. */
+  private applyFinish(f: Finish, worker: WorkerIdentity, now: number): boolean {
+    const owned = { id: f.taskId, owner: worker.id, attempt: f.attempt };
+    let changes: number;
+    if (f.status === 'done') {
+      changes = this.st.finishDone.run({ ...owned, now, result: f.result }).changes;
+      if (changes === 1) this.st.closeAttempt.run(now, 'done', null, f.output, f.historyId);
+    } else {
+      const retryAfter = f.outcome === 'retry-after' ? 1 : 0;
+      changes = this.st.finishFailed.run({
+        ...owned,
+        now,
+        status: f.status,
+        error: f.error,
+        runAt: f.runAt ?? null,
+        retryAfter,
+      }).changes;
+      if (changes === 1) {
+        this.st.closeAttempt.run(now, f.outcome, f.error, f.output, f.historyId);
+        if (f.blockGroupUntil !== undefined) {
+          const t = this.st.groupOf.get(f.taskId);
+          if (t) this.st.blockGroup.run(f.blockGroupUntil, t.group_name);
+        }
+      }
+    }
+    return changes === 1;
+  }
+
+  renewLeases(worker: WorkerIdentity, runningIds: readonly number[], now: number, leaseMs: number): RenewResult {
+    return this.db
+      .transaction((): RenewResult => {
+        this.st.renew.run(now + leaseMs, worker.id);
+        const held = new Map(this.st.ownedBy.all(worker.id).map((r) => [r.id, r.cancel_requested === 1]));
+        const lost = runningIds.filter((id) => !held.has(id));
+        const cancelRequested = runningIds.filter((id) => held.get(id) === true);
+        return { lost, cancelRequested };
+      })
+      .immediate();
+  }
+
+  reclaimLost(
+    now: number,
+    isDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean,
+  ): number[] {
+    // Cheap read first: the usual answer is "nothing to do" and needs no write lock.
+    const owners = this.st.runningOwners.all();
+    const dead = owners.filter((o) => o.lease_owner !== null && isDead({ id: o.lease_owner, pid: o.owner_pid, host: o.owner_host }));
+    const anyExpired = owners.some((o) => o.min_expiry !== null && o.min_expiry < now);
+    if (dead.length === 0 && !anyExpired) return [];
+    return this.db
+      .transaction(() => {
+        const rows = [
+          ...this.st.expired.all(now),
+          ...dead.flatMap((o) => this.st.runningOf.all(o.lease_owner!)),
+        ];
+        const done = new Set<number>();
+        for (const r of rows) {
+          if (done.has(r.id)) continue;
+          done.add(r.id);
+          const why = r.cancel_requested
+            ? 'cancelled while its worker was gone'
+            : `lease lost: worker ${r.lease_owner} stopped renewing (process ended or hung)`;
+          const to: TaskStatus = r.cancel_requested
+            ? 'cancelled'
+            : r.attempts >= r.max_attempts
+              ? 'failed'
+              : 'pending';
+          this.st.requeueLost.run(to, why, now, r.id);
+          this.st.closeRunningAttempts.run(now, 'lost', why, r.id);
+        }
+        return [...done];
+      })
+      .immediate();
+  }
+
+  releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[] {
+    return this.db
+      .transaction(() => {
+        const released: number[] = [];
+        for (const id of taskIds) {
+          if (this.st.release.run(now, id, worker.id).changes === 1) {
+            this.st.closeRunningAttempts.run(now, 'released', 'worker shut down before it finished; not counted', id);
+            released.push(id);
+          }
+        }
+        return released;
+      })
+      .immediate();
+  }
+
+  setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void {
+    this.db.transaction(() => {
+      for (const [id, p] of updates) this.st.progress.run(p, id, worker.id);
+    })();
+  }
+
+  retry(ids: readonly number[], now: number): number[] {
+    return this.db
+      .transaction(() => {
+        const out: number[] = [];
+        for (const id of ids) {
+          const row = this.st.get.get(id);
+          if (!row) throw new NotFoundError(`task ${id} does not exist`);
+          if (row.status === 'pending') continue;
+          if (!['failed', 'cancelled', 'retrying'].includes(row.status)) {
+            throw new ConflictError(`task ${id} is ${row.status}; only failed, cancelled or retrying tasks can be retried`);
+          }
+          this.st.retry.run(now, id);
+          this.st.action.run(id, row.attempts, now, 'retried', null);
+          out.push(id);
+        }
+        return out;
+      })
+      .immediate();
+  }
+
+  retryFailed(filter: RetryFilter, now: number): number[] {
+    return this.db
+      .transaction(() => {
+        const ids = this.st.failedIds.all(filter.group ?? null, filter.kind ?? null).map((r) => r.id);
+        for (const id of ids) {
+          this.st.retry.run(now, id);
+          this.st.action.run(id, 0, now, 'retried', null);
+        }
+        return ids;
+      })
+      .immediate();
+  }
+
+  cancel(ids: readonly number[], now: number): { cancelled: number[]; requested: number[] } {
+    return this.db
+      .transaction(() => {
+        const cancelled: number[] = [];
+        const requested: number[] = [];
+        for (const id of ids) {
+          const row = this.st.get.get(id);
+          if (!row) throw new NotFoundError(`task ${id} does not exist`);
+          if (row.status === 'pending' || row.status === 'retrying') {
+            this.st.cancelWaiting.run(now, id);
+            this.st.action.run(id, row.attempts, now, 'cancelled', 'cancelled by the user');
+            cancelled.push(id);
+          } else if (row.status === 'running') {
+            // The worker running it aborts the handler and writes `cancelled` once it has stopped,
+            // so the slot stays taken until the work really ended.
+            this.st.requestCancel.run(id);
+            requested.push(id);
+          }
+        }
+        return { cancelled, requested };
+      })
+      .immediate();
+  }
+
+  remove(ids: readonly number[]): number[] {
+    return this.db
+      .transaction(() => {
+        const out: number[] = [];
+        for (const id of ids) {
+          const row = this.st.get.get(id);
+          if (!row) continue;
+          if (row.status === 'running') throw new ConflictError(`task ${id} is running; cancel it before deleting it`);
+          this.st.deleteHistory.run(id);
+          this.st.deleteTask.run(id);
+          out.push(id);
+        }
+        return out;
+      })
+      .immediate();
+  }
+
+  setPriority(id: number, priority: number, now: number): Task {
+    return this.db
+      .transaction(() => {
+        const row = this.st.setPriority.get(priority, id);
+        if (!row) throw new NotFoundError(`task ${id} does not exist`);
+        this.st.action.run(id, row.attempts, now, 'priority', `priority set to ${priority}`);
+        return toTask(row);
+      })
+      .immediate();
+  }
+
+  updateGroup(name: string, update: GroupUpdate): GroupInfo {
+    this.db
+      .transaction(() => {
+        this.st.ensureGroup.run(name);
+        if (update.concurrency !== undefined) this.st.groupConcurrency.run(update.concurrency, name);
+        if (update.rate !== undefined) {
+          this.st.groupRate.run(update.rate?.limit ?? null, update.rate?.periodMs ?? null, name);
+          if (update.rate === null) this.st.clearStarts.run(name);
+        }
+        if (update.paused !== undefined) this.st.groupPaused.run(update.paused ? 1 : 0, name);
+      })
+      .immediate();
+    return this.stats(Date.now(), 0).groups.find((g) => g.name === name)!;
+  }
+
+  updateSettings(update: SettingsUpdate): QueueSettings {
+    this.db
+      .transaction(() => {
+        if (update.globalConcurrency !== undefined) this.st.setGlobal.run(update.globalConcurrency);
+        if (update.paused !== undefined) this.st.setPaused.run(update.paused ? 1 : 0);
+        if (update.retentionDays !== undefined) this.st.setRetention.run(update.retentionDays);
+      })
+      .immediate();
+    return this.settings();
+  }
+
+  purgeFinished(before: number): number {
+    return this.db
+      .transaction(() => {
+        this.st.purgeHistory.run(before);
+        return this.st.purgeTasks.run(before).changes;
+      })
+      .immediate();
+  }
+
+  getTask(id: number): TaskWithHistory | null {
+    const row = this.st.get.get(id);
+    if (!row) return null;
+    return { ...toTask(row), history: this.st.history.all(id).map(toHistory) };
+  }
+
+  listTasks(q: ListQuery): TaskPage {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (q.status && q.status.length > 0) {
+      where.push(`status IN (${q.status.map(() => '?').join(', ')})`);
+      params.push(...q.status);
+    }
+    if (q.group) {
+      where.push('group_name = ?');
+      params.push(q.group);
+    }
+    if (q.kind) {
+      where.push('kind = ?');
+      params.push(q.kind);
+    }
+    if (q.search) {
+      where.push("name LIKE ? ESCAPE '\\'");
+      params.push(`%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const col = SORT_COLUMNS[q.sort ?? 'createdAt'];
+    const order = q.order ?? 'desc';
+    const limit = q.limit ?? 100;
+    const offset = q.offset ?? 0;
+    const rows = this.db
+      .prepare<(string | number)[], TaskRow>(
+        `SELECT * FROM tasks ${clause} ORDER BY ${col} ${order}, id ${order} LIMIT ? OFFSET ?`,
+      )
+      .all(...params, limit, offset);
+    const total = this.db
+      .prepare<(string | number)[], { n: number }>(`SELECT count(*) AS n FROM tasks ${clause}`)
+      .get(...params)!.n;
+    return { tasks: rows.map(toTask), total };
+  }
+
+  settings(): QueueSettings {
+    const s = this.st.settings.get()!;
+    return { globalConcurrency: s.global_concurrency, paused: s.paused === 1, retentionDays: s.retention_days };
+  }
+
+  stats(now: number, recentFailures: number): Stats {
+    const counts = emptyCounts();
+    const byGroup = new Map<string, GroupInfo>();
+    for (const g of this.st.groups.all()) {
+      let rateUsed = 0;
+      if (g.rate_limit !== null && g.rate_period_ms !== null) {
+        rateUsed = this.st.windowCount.get(g.name, now - g.rate_period_ms)!.n;
+      }
+      byGroup.set(g.name, {
+        name: g.name,
+        concurrency: g.concurrency,
+        rate: g.rate_limit !== null && g.rate_period_ms !== null ? { limit: g.rate_limit, periodMs: g.rate_period_ms } : null,
+        paused: g.paused === 1,
+        blockedUntil: g.blocked_until !== null && g.blocked_until > now ? g.blocked_until : null,
+        counts: emptyCounts(),
+        rateUsed,
+      });
+    }
+    for (const c of this.st.counts.all()) {
+      if (!(c.status in counts)) continue;
+      const status = c.status as TaskStatus;
+      counts[status] += c.n;
+      const g = byGroup.get(c.group_name);
+      if (g) g.counts[status] += c.n;
+    }
+    return {
+      counts,
+      settings: this.settings(),
+      groups: [...byGroup.values()],
+      recentFailures: recentFailures > 0 ? this.st.recentFailures.all(recentFailures).map(toTask) : [],
+    };
+  }
+
+  metrics(now: number, windowMs: number): Metrics {
+    const rows = this.st.finishedSince.all(now - windowMs);
+    const summarise = (keyOf: (r: (typeof rows)[number]) => string): MetricsRow[] => {
+      const buckets = new Map<string, typeof rows>();
+      for (const r of rows) {
+        const k = keyOf(r);
+        const list = buckets.get(k) ?? [];
+        list.push(r);
+        buckets.set(k, list);
+      }
+      return [...buckets].map(([key, list]) => {
+        const durations = list
+          .map((r) => (r.started_at !== null ? r.finished_at - r.started_at : null))
+          .filter((d): d is number => d !== null)
+          .sort((a, b) => a - b);
+        const done = list.filter((r) => r.status === 'done').length;
+        const failed = list.filter((r) => r.status === 'failed').length;
+        return {
+          key,
+          finished: list.length,
+          done,
+          failed,
+          throughput: list.length / (windowMs / 1000),
+          failureRate: done + failed > 0 ? failed / (done + failed) : 0,
+          p50Ms: percentile(durations, 0.5),
+          p95Ms: percentile(durations, 0.95),
+        };
+      });
+    };
+    return { windowMs, byKind: summarise((r) => r.kind), byGroup: summarise((r) => r.group_name) };
+  }
+
+  dataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function percentile(sorted: readonly number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+interface OwnedParams {
+  id: number;
+  owner: string;
+  attempt: number;
+  now: number;
+}
+
+function prepare(db: Database) {
+  const p = <P extends unknown[] | object, R = unknown>(sql: string): Statement<P, R> =>
+    db.prepare<P, R>(sql);
+  return {
+    insert: p<[string, string, string, number, string, number, number, number | null, string | null, number], TaskRow>(
+      `INSERT INTO tasks (kind, name, group_name, priority, payload, status, max_attempts, run_at,
+         timeout_ms, unique_key, created_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING *`,
+    ),
+    byUnique: p<[string], TaskRow>(
+      `SELECT * FROM tasks WHERE unique_key = ? AND status IN ('pending', 'running', 'retrying')`,
+    ),
+    get: p<[number], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
+    groupOf: p<[number], { group_name: string }>('SELECT group_name FROM tasks WHERE id = ?'),
+    history: p<[number], HistoryRow>('SELECT * FROM history WHERE task_id = ? ORDER BY id'),
+    finishDone: p<OwnedParams & { result: string | null }>(
+      `UPDATE tasks SET status = 'done', finished_at = @now, result = @result, error = NULL,
+         lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
+       WHERE id = @id AND status = 'running' AND lease_owner = @owner AND attempts = @attempt`,
+    ),
+    // A Retry-After reschedule gives its attempt back (attempts - 1) and counts itself instead.
+    finishFailed: p<OwnedParams & { status: string; error: string; runAt: number | null; retryAfter: number }>(
+      `UPDATE tasks SET status = @status, error = @error,
+         run_at = coalesce(@runAt, run_at),
+         finished_at = CASE WHEN @status = 'retrying' THEN NULL ELSE @now END,
+         attempts = attempts - @retryAfter, retry_after_count = retry_after_count + @retryAfter,
+         lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL,
+         cancel_requested = 0
+       WHERE id = @id AND status = 'running' AND lease_owner = @owner AND attempts = @attempt`,
+    ),
+    closeAttempt: p<[number, string, string | null, string | null, number]>(
+      'UPDATE history SET ended_at = ?, outcome = ?, error = ?, output = ? WHERE id = ?',
+    ),
+    closeRunningAttempts: p<[number, string, string, number]>(
+      `UPDATE history SET ended_at = ?, outcome = ?, error = ?
+       WHERE task_id = ? AND type = 'attempt' AND outcome = 'running'`,
+    ),
+    blockGroup: p<[number, string]>(
+      'UPDATE groups SET blocked_until = max(coalesce(blocked_until, 0), ?) WHERE name = ?',
+    ),
+    renew: p<[number, string]>(
+      "UPDATE tasks SET lease_expires_at = ? WHERE lease_owner = ? AND status = 'running'",
+    ),
+    ownedBy: p<[string], { id: number; cancel_requested: number }>(
+      "SELECT id, cancel_requested FROM tasks WHERE lease_owner = ? AND status = 'running'",
+    ),
+    runningOwners: p<[], { lease_owner: string | null; owner_pid: number | null; owner_host: string | null; min_expiry: number | null }>(
+      `SELECT lease_owner, owner_pid, owner_host, min(lease_expires_at) AS min_expiry
+       FROM tasks WHERE status = 'running' GROUP BY lease_owner, owner_pid, owner_host`,
+    ),
+    expired: p<[number], TaskRow>("SELECT * FROM tasks WHERE status = 'running' AND lease_expires_at < ?"),
+    runningOf: p<[string], TaskRow>("SELECT * FROM tasks WHERE status = 'running' AND lease_owner = ?"),
+    requeueLost: p<[string, string, number, number]>(
+      `UPDATE tasks SET status = ?1, error = ?2, run_at = ?3,
+         finished_at = CASE WHEN ?1 = 'pending' THEN NULL ELSE ?3 END,
+         lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, cancel_requested = 0
+       WHERE id = ?4 AND status = 'running'`,
+    ),
+    release: p<[number, number, string]>(
+      `UPDATE tasks SET status = 'pending', attempts = attempts - 1, run_at = ?, lease_owner = NULL,
+         lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL
+       WHERE id = ? AND status = 'running' AND lease_owner = ?`,
+    ),
+    progress: p<[number, number, string]>(
+      "UPDATE tasks SET progress = ? WHERE id = ? AND status = 'running' AND lease_owner = ?",
+    ),
+    retry: p<[number, number]>(
+      `UPDATE tasks SET status = 'pending', attempts = 0, retry_after_count = 0, run_at = ?,
+         finished_at = NULL, cancel_requested = 0
+       WHERE id = ? AND status IN ('failed', 'cancelled', 'retrying')`,
+    ),
+    failedIds: p<[string | null, string | null], { id: number }>(
+      `SELECT id FROM tasks WHERE status = 'failed' AND (?1 IS NULL OR group_name = ?1)
+       AND (?2 IS NULL OR kind = ?2) ORDER BY id`,
+    ),
+    action: p<[number, number, number, string, string | null]>(
+      `INSERT INTO history (task_id, type, attempt, started_at, ended_at, outcome, error)
+       VALUES (?1, 'action', ?2, ?3, ?3, ?4, ?5)`,
+    ),
+    cancelWaiting: p<[number, number]>(
+      `UPDATE tasks SET status = 'cancelled', finished_at = ?, error = 'cancelled by the user'
+       WHERE id = ? AND status IN ('pending', 'retrying')`,
+    ),
+    requestCancel: p<[number]>("UPDATE tasks SET cancel_requested = 1 WHERE id = ? AND status = 'running'"),
+    deleteHistory: p<[number]>('DELETE FROM history WHERE task_id = ?'),
+    deleteTask: p<[number]>('DELETE FROM tasks WHERE id = ?'),
+    setPriority: p<[number, number], TaskRow>('UPDATE tasks SET priority = ? WHERE id = ? RETURNING *'),
+    ensureGroup: p<[string]>('INSERT OR IGNORE INTO groups (name) VALUES (?)'),
+    groupConcurrency: p<[number | null, string]>('UPDATE groups SET concurrency = ? WHERE name = ?'),
+    groupRate: p<[number | null, number | null, string]>(
+      'UPDATE groups SET rate_limit = ?, rate_period_ms = ? WHERE name = ?',
+    ),
+    clearStarts: p<[string]>('DELETE FROM group_starts WHERE group_name = ?'),
+    groupPaused: p<[number, string]>('UPDATE groups SET paused = ? WHERE name = ?'),
+    setGlobal: p<[number]>('UPDATE settings SET global_concurrency = ? WHERE id = 1'),
+    setPaused: p<[number]>('UPDATE settings SET paused = ? WHERE id = 1'),
+    setRetention: p<[number]>('UPDATE settings SET retention_days = ? WHERE id = 1'),
+    purgeHistory: p<[number]>(
+      `DELETE FROM history WHERE task_id IN (SELECT id FROM tasks INDEXED BY tasks_finished
+       WHERE finished_at < ? AND status IN ('done', 'failed', 'cancelled'))`,
+    ),
+    purgeTasks: p<[number]>(
+      `DELETE FROM tasks WHERE id IN (SELECT id FROM tasks INDEXED BY tasks_finished
+       WHERE finished_at < ? AND status IN ('done', 'failed', 'cancelled'))`,
+    ),
+    settings: p<[], { global_concurrency: number; paused: number; retention_days: number }>(
+      'SELECT global_concurrency, paused, retention_days FROM settings WHERE id = 1',
+    ),
+    groups: p<[], { name: string; concurrency: number | null; rate_limit: number | null; rate_period_ms: number | null; paused: number; blocked_until: number | null }>(
+      'SELECT * FROM groups ORDER BY name',
+    ),
+    windowCount: p<[string, number], { n: number }>(
+      'SELECT count(*) AS n FROM group_starts WHERE group_name = ? AND started_at > ?',
+    ),
+    counts: p<[], { group_name: string; status: string; n: number }>('SELECT group_name, status, n FROM counts'),
+    recentFailures: p<[number], TaskRow>(
+      `SELECT * FROM tasks INDEXED BY tasks_finished WHERE finished_at IS NOT NULL AND status = 'failed'
+       ORDER BY finished_at DESC LIMIT ?`,
+    ),
+    finishedSince: p<[number], { kind: string; group_name: string; status: string; started_at: number | null; finished_at: number }>(
+      `SELECT kind, group_name, status, started_at, finished_at FROM tasks INDEXED BY tasks_finished
+       WHERE finished_at >= ? AND status IN ('done', 'failed')`,
+    ),
+  };
+}
