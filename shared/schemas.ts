@@ -42,6 +42,9 @@ const intIn = (min: number, max: number) =>
     .min(min, { error: `must be an integer from ${min} to ${max}` })
     .max(max, { error: `must be an integer from ${min} to ${max}` });
 
+/** A duration in milliseconds (0 up to 100 years). */
+export const durationSchema = intIn(0, 100 * 365 * 24 * 3600_000);
+
 export const prioritySchema = intIn(LIMITS.priority.min, LIMITS.priority.max);
 
 const payloadSchema = z.unknown().transform((value, ctx): JsonValue => {

@@ -17,7 +17,10 @@ export class TailBuffer {
   private parts: string[] = [];
   private length = 0;
   private dropped = 0;
-  constructor(private readonly max: number) {}
+  private readonly max: number;
+  constructor(max: number) {
+    this.max = max;
+  }
 
   push(text: string): void {
     this.parts.push(text);

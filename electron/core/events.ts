@@ -19,10 +19,12 @@ export class ChangeCoalescer {
   private lastFlush = 0;
   private readonly listeners = new Set<ChangeListener>();
 
-  constructor(
-    private readonly intervalMs: number,
-    private readonly maxIds = 1000,
-  ) {}
+  private readonly intervalMs: number;
+  private readonly maxIds: number;
+  constructor(intervalMs: number, maxIds = 1000) {
+    this.intervalMs = intervalMs;
+    this.maxIds = maxIds;
+  }
 
   subscribe(listener: ChangeListener): () => void {
     this.listeners.add(listener);

@@ -156,7 +156,7 @@ export class SqliteTaskStore implements TaskStore {
             : r.attempts >= r.max_attempts
               ? 'failed'
               : 'pending';
-          this.st.requeueLost.run(to, why, now, r.id);
+          this.st.requeueLost.run({ to, why, now, id: r.id });
           this.st.closeRunningAttempts.run(now, 'lost', why, r.id);
         }
         return [...done];
@@ -197,7 +197,7 @@ export class SqliteTaskStore implements TaskStore {
             throw new ConflictError(`task ${id} is ${row.status}; only failed, cancelled or retrying tasks can be retried`);
           }
           this.st.retry.run(now, id);
-          this.st.action.run(id, row.attempts, now, 'retried', null);
+          this.st.action.run(id, row.attempts, now, now, 'retried', null);
           out.push(id);
         }
         return out;
@@ -208,10 +208,10 @@ export class SqliteTaskStore implements TaskStore {
   retryFailed(filter: RetryFilter, now: number): number[] {
     return this.db
       .transaction(() => {
-        const ids = this.st.failedIds.all(filter.group ?? null, filter.kind ?? null).map((r) => r.id);
+        const ids = this.st.failedIds.all({ group: filter.group ?? null, kind: filter.kind ?? null }).map((r) => r.id);
         for (const id of ids) {
           this.st.retry.run(now, id);
-          this.st.action.run(id, 0, now, 'retried', null);
+          this.st.action.run(id, 0, now, now, 'retried', null);
         }
         return ids;
       })
@@ -228,7 +228,7 @@ export class SqliteTaskStore implements TaskStore {
           if (!row) throw new NotFoundError(`task ${id} does not exist`);
           if (row.status === 'pending' || row.status === 'retrying') {
             this.st.cancelWaiting.run(now, id);
-            this.st.action.run(id, row.attempts, now, 'cancelled', 'cancelled by the user');
+            this.st.action.run(id, row.attempts, now, now, 'cancelled', 'cancelled by the user');
             cancelled.push(id);
           } else if (row.status === 'running') {
             // The worker running it aborts the handler and writes `cancelled` once it has stopped,
@@ -264,7 +264,7 @@ export class SqliteTaskStore implements TaskStore {
       .transaction(() => {
         const row = this.st.setPriority.get(priority, id);
         if (!row) throw new NotFoundError(`task ${id} does not exist`);
-        this.st.action.run(id, row.attempts, now, 'priority', `priority set to ${priority}`);
+        this.st.action.run(id, row.attempts, now, now, 'priority', `priority set to ${priority}`);
         return toTask(row);
       })
       .immediate();
@@ -489,11 +489,11 @@ function prepare(db: Database) {
     ),
     expired: p<[number], TaskRow>("SELECT * FROM tasks WHERE status = 'running' AND lease_expires_at < ?"),
     runningOf: p<[string], TaskRow>("SELECT * FROM tasks WHERE status = 'running' AND lease_owner = ?"),
-    requeueLost: p<[string, string, number, number]>(
-      `UPDATE tasks SET status = ?1, error = ?2, run_at = ?3,
-         finished_at = CASE WHEN ?1 = 'pending' THEN NULL ELSE ?3 END,
+    requeueLost: p<{ to: string; why: string; now: number; id: number }>(
+      `UPDATE tasks SET status = @to, error = @why, run_at = @now,
+         finished_at = CASE WHEN @to = 'pending' THEN NULL ELSE @now END,
          lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, cancel_requested = 0
-       WHERE id = ?4 AND status = 'running'`,
+       WHERE id = @id AND status = 'running'`,
     ),
     release: p<[number, number, string]>(
       `UPDATE tasks SET status = 'pending', attempts = attempts - 1, run_at = ?, lease_owner = NULL,
@@ -508,13 +508,13 @@ function prepare(db: Database) {
          finished_at = NULL, cancel_requested = 0
        WHERE id = ? AND status IN ('failed', 'cancelled', 'retrying')`,
     ),
-    failedIds: p<[string | null, string | null], { id: number }>(
-      `SELECT id FROM tasks WHERE status = 'failed' AND (?1 IS NULL OR group_name = ?1)
-       AND (?2 IS NULL OR kind = ?2) ORDER BY id`,
+    failedIds: p<{ group: string | null; kind: string | null }, { id: number }>(
+      `SELECT id FROM tasks WHERE status = 'failed' AND (@group IS NULL OR group_name = @group)
+       AND (@kind IS NULL OR kind = @kind) ORDER BY id`,
     ),
-    action: p<[number, number, number, string, string | null]>(
+    action: p<[number, number, number, number, string, string | null]>(
       `INSERT INTO history (task_id, type, attempt, started_at, ended_at, outcome, error)
-       VALUES (?1, 'action', ?2, ?3, ?3, ?4, ?5)`,
+       VALUES (?, 'action', ?, ?, ?, ?, ?)`,
     ),
     cancelWaiting: p<[number, number]>(
       `UPDATE tasks SET status = 'cancelled', finished_at = ?, error = 'cancelled by the user'

@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach, expect } from 'vitest';
+import { createEngine, type Engine, type EngineOptions } from '../electron/core/engine.ts';
+
+const engines = new Set<Engine>();
+const children = new Set<ChildProcess>();
+const dirs: string[] = [];
+
+export function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'semaforo-test-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** An engine on a fresh database file in a temp dir, with fast retries for tests. */
+export function testEngine(options: Partial<EngineOptions> = {}): Engine {
+  const engine = createEngine({
+    file: options.file ?? path.join(tempDir(), 'queue.db'),
+    backoff: { baseMs: 20, capMs: 200, floorMs: 10, maxRetryAfter: 5 },
+    pollIntervalMs: 10,
+    ...options,
+  });
+  engines.add(engine);
+  return engine;
+}
+
+export function spawnNode(args: string[], env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, ['--no-warnings', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
+}
+
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Waits for `predicate` to hold, checking on every change event and every 20 ms. */
+export async function waitFor<T>(predicate: () => T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const v = predicate();
+    if (v) return v;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+afterEach(async () => {
+  const leftChildren = [...children];
+  for (const c of leftChildren) c.kill('SIGKILL');
+  const leftRunning = [...engines].filter((e) => e.dispatching);
+  for (const e of engines) await e.close(1000);
+  engines.clear();
+  children.clear();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  // A test that leaves a child process behind has a bug, even if its assertions passed.
+  expect(leftChildren.filter((c) => c.exitCode === null && c.signalCode === null).length, 'child processes left running').toBe(0);
+  void leftRunning;
+});
