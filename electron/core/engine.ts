@@ -44,7 +44,7 @@ export interface EngineOptions {
   clock?: Clock;
   logger?: Logger;
   /** extra kinds besides the built-in ones */
-  handlers?: Handler<never>[];
+  handlers?: Handler<unknown>[];
   /** shown in lease owners and history, e.g. 'tray', 'work', 'run' */
   workerLabel?: string;
   leaseMs?: number;

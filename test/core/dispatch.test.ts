@@ -1,18 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Handler } from '../../electron/core/handlers/registry.ts';
+import { defineHandler, type Handler } from '../../electron/core/handlers/registry.ts';
 import { PermanentError, RetryAfterError } from '../../electron/core/errors.ts';
 import { testEngine, waitFor } from '../helpers.ts';
 
 /** A kind whose behaviour each test scripts, recording what ran when. */
-function scripted(run: Handler<{ ms?: number; tag?: string }>['run']): Handler<never> {
-  const h: Handler<{ ms?: number; tag?: string }> = {
+function scripted(run: Handler<{ ms?: number; tag?: string }>['run']): Handler<unknown> {
+  return defineHandler({
     kind: 'scripted',
     description: 'test kind',
     payload: z.object({ ms: z.number().optional(), tag: z.string().optional() }),
     run,
-  };
-  return h as Handler<never>;
+  });
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
