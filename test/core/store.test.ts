@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../shared/errors.ts';
+import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
+import { tempDir, testEngine, waitFor } from '../helpers.ts';
+
+function errorOf(fn: () => unknown): ValidationError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ValidationError) return err;
+    throw err;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('enqueue validation', () => {
+  it.each([
+    [{ kind: 'sleep', payload: { ms: 'soon' } }, /^payload\.ms: /],
+    [{ kind: 'sleep', priority: -1, payload: { ms: 0 } }, /^priority: must be an integer from 0 to 9/],
+    [{ kind: 'nope', payload: {} }, /^kind: unknown kind "nope"; known kinds: sleep/],
+    [{ kind: 'sleep', payload: { ms: 0, blob: 'x'.repeat(300_000) } }, /^payload: is \d+ bytes as JSON; the limit is 262144/],
+    [{ kind: 'sleep', payload: { ms: Number.NaN } }, /payload/],
+    [{ kind: 'sleep', priorty: 1, payload: { ms: 0 } }, /priorty/],
+    [{ kind: 'sleep', delay: 5, runAt: 5, payload: { ms: 0 } }, /^delay: give either runAt or delay, not both/],
+    [{ kind: 'sleep', maxAttempts: 0, payload: { ms: 0 } }, /^maxAttempts: /],
+  ])('refuses %j with a message naming the field', (spec, message) => {
+    const engine = testEngine();
+    expect(errorOf(() => engine.enqueue(spec)).message).toMatch(message);
+    expect(engine.listTasks().total).toBe(0);
+  });
+
+  it('writes nothing of a batch with one bad task, and names its index', () => {
+    const engine = testEngine();
+    const err = errorOf(() =>
+      engine.enqueueMany([{ kind: 'sleep', payload: { ms: 1 } }, { kind: 'sleep', payload: { ms: -5 } }]),
+    );
+    expect(err.issues[0]!.path).toBe('tasks[1].payload.ms');
+    expect(engine.listTasks().total).toBe(0);
+  });
+
+  it('refuses a payload nested deeper than the limit without overflowing the stack', () => {
+    const engine = testEngine();
+    let deep: unknown = { ms: 0 };
+    for (let i = 0; i < 100_000; i++) deep = { d: deep };
+    expect(errorOf(() => engine.enqueue({ kind: 'sleep', payload: deep })).message).toMatch(/nested deeper than 32/);
+  });
+});
+
+describe('store', () => {
+  it('returns the unfinished task holding a unique key instead of a duplicate, and frees the key when it ends', async () => {
+    const engine = testEngine();
+    const first = engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } });
+    const again = engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } });
+    expect(first.created).toBe(true);
+    expect(again).toEqual({ task: first.task, created: false });
+    engine.start();
+    await waitFor(() => engine.getTask(first.task.id).status === 'done', 'done');
+    expect(engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } }).created).toBe(true);
+  });
+
+  it('keeps exact counts per status and group across every move', async () => {
+    const engine = testEngine();
+    engine.enqueueMany(Array.from({ length: 20 }, (_, i) => ({ kind: 'sleep', group: i % 2 ? 'a' : 'b', payload: { ms: 0 } })));
+    engine.cancel([1, 2]);
+    engine.start();
+    await waitFor(() => engine.stats().counts.done === 18, '18 done');
+    const s = engine.stats();
+    expect(s.counts).toEqual({ pending: 0, running: 0, retrying: 0, done: 18, failed: 0, cancelled: 2 });
+    expect(s.groups.map((g) => [g.name, g.counts.done, g.counts.cancelled])).toEqual([
+      ['a', 9, 1],
+      ['b', 9, 1],
+    ]);
+    engine.remove([1]);
+    expect(engine.stats().counts.cancelled).toBe(1);
+  });
+
+  it('purges finished tasks older than the retention and nothing else', async () => {
+    let now = Date.now();
+    const engine = testEngine({ clock: { now: () => now } });
+    engine.start();
+    const old = engine.enqueue({ kind: 'sleep', payload: { ms: 0 } }).task;
+    await waitFor(() => engine.getTask(old.id).status === 'done', 'done');
+    engine.pause();
+    const waiting = engine.enqueue({ kind: 'sleep', payload: { ms: 0 } }).task;
+    now += 31 * 24 * 3600_000;
+    expect(engine.purge()).toBe(1); // default retention: 30 days
+    expect(engine.listTasks().tasks.map((t) => t.id)).toEqual([waiting.id]);
+  });
+
+  it('lists with filters, search and paging', () => {
+    const engine = testEngine();
+    engine.enqueueMany([
+      { kind: 'sleep', name: 'backup photos', group: 'disk', payload: { ms: 0 } },
+      { kind: 'sleep', name: 'scrape prices', group: 'vendor', payload: { ms: 0 } },
+      { kind: 'sleep', name: 'backup mail', group: 'disk', payload: { ms: 0 } },
+    ]);
+    expect(engine.listTasks({ search: 'BACKUP' }).tasks.map((t) => t.name)).toEqual(['backup mail', 'backup photos']);
+    expect(engine.listTasks({ group: 'vendor' }).total).toBe(1);
+    const page = engine.listTasks({ limit: 1, offset: 1, order: 'asc' });
+    expect([page.total, page.tasks[0]!.name]).toEqual([3, 'scrape prices']);
+    expect(() => engine.listTasks({ limit: 0 })).toThrow(/limit: must be an integer from 1 to 1000/);
+  });
+
+  it('creates the database owner-only and refuses one from a newer schema without touching it', () => {
+    const file = path.join(tempDir(), 'q.db');
+    new SqliteTaskStore(file).close();
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const raw = new Database(file);
+    raw.pragma('user_version = 99');
+    raw.close();
+    expect(() => new SqliteTaskStore(file)).toThrow(/schema version 99, written by a newer Semaforo/);
+    const check = new Database(file);
+    expect(check.pragma('user_version', { simple: true })).toBe(99);
+    check.close();
+  });
+});
