@@ -18,14 +18,7 @@
  */
 
 /** The statuses a task moves through. These exact strings are used in the database, JSON and UI. */
-export const TASK_STATUSES = [
-  'pending',
-  'running',
-  'retrying',
-  'done',
-  'failed',
-  'cancelled',
-] as const;
+export const TASK_STATUSES = ['pending', 'running', 'retrying', 'done', 'failed', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /** Statuses a task can still leave by itself (it is not finished). */
@@ -33,13 +26,7 @@ export const ACTIVE_STATUSES = ['pending', 'running', 'retrying'] as const satis
 /** Statuses in which a task has ended; only the user or retention moves it on. */
 export const FINISHED_STATUSES = ['done', 'failed', 'cancelled'] as const satisfies readonly TaskStatus[];
 
-export type JsonValue =
-  | string
-  | number
-  | boolean
-  | null
-  | JsonValue[]
-  | { [key: string]: JsonValue };
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 export interface Task {
   id: number;

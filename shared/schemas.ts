@@ -26,11 +26,9 @@ export const LIMITS = {
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 const nameLike = (what: string) =>
-  z
-    .string({ error: `must be a string` })
-    .regex(NAME_RE, {
-      error: `must be 1-64 letters, digits or . _ : - and start with a letter or digit (a ${what} name)`,
-    });
+  z.string({ error: `must be a string` }).regex(NAME_RE, {
+    error: `must be 1-64 letters, digits or . _ : - and start with a letter or digit (a ${what} name)`,
+  });
 
 export const kindSchema = nameLike('kind');
 export const groupNameSchema = nameLike('group');
@@ -58,10 +56,7 @@ const payloadSchema = z.unknown().transform((value, ctx): JsonValue => {
 
 /** A time: epoch milliseconds or an ISO 8601 string with a time zone (`2026-12-02T03:47:00Z`). */
 const instantSchema = z.union(
-  [
-    z.number().int().min(0),
-    z.iso.datetime({ offset: true, local: false }).transform((s) => Date.parse(s)),
-  ],
+  [z.number().int().min(0), z.iso.datetime({ offset: true, local: false }).transform((s) => Date.parse(s))],
   { error: 'must be an ISO 8601 time with a zone (e.g. 2026-12-02T03:47:00Z) or epoch milliseconds' },
 );
 
@@ -153,7 +148,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefi
   throw new ValidationError(
     result.error.issues.map((issue) => {
       const tail = formatPath(issue.path);
-      const path = prefix && tail ? (tail.startsWith('[') ? prefix + tail : `${prefix}.${tail}`) : prefix || tail;
+      const path =
+        prefix && tail ? (tail.startsWith('[') ? prefix + tail : `${prefix}.${tail}`) : prefix || tail;
       return { path, message: issue.message };
     }),
   );

@@ -43,7 +43,11 @@ export function exited(child: ChildProcess): Promise<number | null> {
 }
 
 /** Waits for `predicate` to hold, checking on every change event and every 20 ms. */
-export async function waitFor<T>(predicate: () => T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  predicate: () => T | undefined | false,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const start = Date.now();
   for (;;) {
     const v = predicate();
@@ -62,6 +66,9 @@ afterEach(async () => {
   children.clear();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
   // A test that leaves a child process behind has a bug, even if its assertions passed.
-  expect(leftChildren.filter((c) => c.exitCode === null && c.signalCode === null).length, 'child processes left running').toBe(0);
+  expect(
+    leftChildren.filter((c) => c.exitCode === null && c.signalCode === null).length,
+    'child processes left running',
+  ).toBe(0);
   void leftRunning;
 });

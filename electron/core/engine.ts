@@ -3,7 +3,15 @@
  * with the shared schemas, owns the store and, once started, a dispatcher. Nothing happens at
  * import time: `createEngine` is handed the world (file, clock, logger, handlers).
  */
-import type { GroupInfo, Metrics, QueueSettings, Stats, Task, TaskPage, TaskWithHistory } from '../../shared/domain.ts';
+import type {
+  GroupInfo,
+  Metrics,
+  QueueSettings,
+  Stats,
+  Task,
+  TaskPage,
+  TaskWithHistory,
+} from '../../shared/domain.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import {
   LIMITS,
@@ -108,7 +116,8 @@ export function createEngine(options: EngineOptions): Engine {
 
   const ids = (input: unknown, field = 'ids'): number[] => {
     const list = Array.isArray(input) ? input : [input];
-    if (list.length === 0) throw new ValidationError([{ path: field, message: 'must name at least one task id' }]);
+    if (list.length === 0)
+      throw new ValidationError([{ path: field, message: 'must name at least one task id' }]);
     return list.map((id, i) => parseInput(taskIdSchema, id, `${field}[${i}]`));
   };
 
@@ -145,9 +154,12 @@ export function createEngine(options: EngineOptions): Engine {
       return r!;
     },
     enqueueMany(specs) {
-      if (!Array.isArray(specs)) throw new ValidationError([{ path: 'tasks', message: 'must be an array of task specs' }]);
+      if (!Array.isArray(specs))
+        throw new ValidationError([{ path: 'tasks', message: 'must be an array of task specs' }]);
       if (specs.length > LIMITS.batch) {
-        throw new ValidationError([{ path: 'tasks', message: `holds ${specs.length} tasks; at most ${LIMITS.batch} per batch` }]);
+        throw new ValidationError([
+          { path: 'tasks', message: `holds ${specs.length} tasks; at most ${LIMITS.batch} per batch` },
+        ]);
       }
       // Validate all first: one bad spec writes nothing.
       const tasks = specs.map((s, i) => toNewTask(s, `tasks[${i}]`));

@@ -5,7 +5,11 @@ import type { WorkerIdentity } from './store/task-store.ts';
 /** A fresh identity for one dispatcher: host, pid and a random part (pids get reused). */
 export function newWorkerIdentity(label = 'worker'): WorkerIdentity {
   const host = os.hostname();
-  return { id: `${label}@${host}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`, pid: process.pid, host };
+  return {
+    id: `${label}@${host}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`,
+    pid: process.pid,
+    host,
+  };
 }
 
 /**

@@ -101,17 +101,25 @@ describe('dispatcher', () => {
     const engine = testEngine({ handlers: [scripted(async () => Promise.reject(new Error('always')))] });
     engine.start();
     const { task } = engine.enqueue({ kind: 'scripted', maxAttempts: 2, payload: {} });
-    const t = await waitFor(() => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id), 'failed');
+    const t = await waitFor(
+      () => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id),
+      'failed',
+    );
     expect(t.attempts).toBe(2);
     expect(t.error).toBe('always');
     expect(engine.stats().recentFailures.map((f) => f.id)).toEqual([task.id]);
   });
 
   it('sends a permanent error straight to failed', async () => {
-    const engine = testEngine({ handlers: [scripted(async () => Promise.reject(new PermanentError('404 not found')))] });
+    const engine = testEngine({
+      handlers: [scripted(async () => Promise.reject(new PermanentError('404 not found')))],
+    });
     engine.start();
     const { task } = engine.enqueue({ kind: 'scripted', maxAttempts: 5, payload: {} });
-    const t = await waitFor(() => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id), 'failed');
+    const t = await waitFor(
+      () => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id),
+      'failed',
+    );
     expect(t.attempts).toBe(1);
     expect(t.history.map((h) => h.outcome)).toEqual(['failed']);
   });
@@ -131,11 +139,19 @@ describe('dispatcher', () => {
       ],
     });
     engine.updateSettings({ globalConcurrency: 1 });
-    const a = engine.enqueue({ kind: 'scripted', maxAttempts: 1, group: 'vendor', payload: { tag: 'a' } }).task;
+    const a = engine.enqueue({
+      kind: 'scripted',
+      maxAttempts: 1,
+      group: 'vendor',
+      payload: { tag: 'a' },
+    }).task;
     engine.start();
     await waitFor(() => starts.length === 1, 'first start');
     engine.enqueue({ kind: 'scripted', group: 'vendor', payload: { tag: 'b' } });
-    await waitFor(() => engine.stats().groups.find((g) => g.name === 'vendor')!.counts.done === 2, 'both done');
+    await waitFor(
+      () => engine.stats().groups.find((g) => g.name === 'vendor')!.counts.done === 2,
+      'both done',
+    );
     const t = engine.getTask(a.id);
     expect(t.status).toBe('done'); // maxAttempts 1, yet it ran twice: the 429 did not count
     expect(t.attempts).toBe(1);
@@ -158,7 +174,10 @@ describe('dispatcher', () => {
     });
     engine.start();
     const { task } = engine.enqueue({ kind: 'scripted', timeout: 50, maxAttempts: 1, payload: {} });
-    const t = await waitFor(() => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id), 'failed');
+    const t = await waitFor(
+      () => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id),
+      'failed',
+    );
     expect(String(aborted)).toMatch(/timed out after 50 ms/);
     expect(t.history[0]!.outcome).toBe('timeout');
   });
@@ -173,7 +192,10 @@ describe('dispatcher', () => {
     expect(engine.cancel([waiting.id])).toEqual({ cancelled: [waiting.id], requested: [] });
     expect(engine.getTask(waiting.id).status).toBe('cancelled');
     expect(engine.cancel([running.id])).toEqual({ cancelled: [], requested: [running.id] });
-    const t = await waitFor(() => engine.getTask(running.id).status === 'cancelled' && engine.getTask(running.id), 'cancelled');
+    const t = await waitFor(
+      () => engine.getTask(running.id).status === 'cancelled' && engine.getTask(running.id),
+      'cancelled',
+    );
     expect(t.history.at(-1)!.outcome).toBe('cancelled');
     expect(engine.stats().counts.running).toBe(0);
   });
@@ -202,11 +224,13 @@ describe('dispatcher', () => {
       handlers: [scripted(async () => (fail ? Promise.reject(new PermanentError('no')) : undefined))],
     });
     engine.start();
-    const ids = engine.enqueueMany([
-      { kind: 'scripted', group: 'g', payload: {} },
-      { kind: 'scripted', group: 'g', payload: {} },
-      { kind: 'scripted', group: 'h', payload: {} },
-    ]).map((r) => r.task.id);
+    const ids = engine
+      .enqueueMany([
+        { kind: 'scripted', group: 'g', payload: {} },
+        { kind: 'scripted', group: 'g', payload: {} },
+        { kind: 'scripted', group: 'h', payload: {} },
+      ])
+      .map((r) => r.task.id);
     await waitFor(() => engine.stats().counts.failed === 3, '3 failed');
     fail = false;
     expect(engine.retryFailed({ group: 'g' })).toEqual(ids.slice(0, 2));

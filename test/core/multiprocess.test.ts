@@ -46,7 +46,14 @@ function peakOverlap(lines: LogLine[], group: string): number {
 function controller(db: string) {
   return createEngine({
     file: db,
-    handlers: [defineHandler({ kind: 'probe', description: '', payload: z.object({ ms: z.number() }), run: async () => {} })],
+    handlers: [
+      defineHandler({
+        kind: 'probe',
+        description: '',
+        payload: z.object({ ms: z.number() }),
+        run: async () => {},
+      }),
+    ],
   });
 }
 
@@ -70,16 +77,23 @@ describe('two worker processes on one file', () => {
     c.updateSettings({ globalConcurrency: 10 });
     c.updateGroup('one', { concurrency: 1 });
     c.updateGroup('rated', { rate: { limit: 4, periodMs: 500 } });
+    // Two gate tasks at priority 0 go first and each waits until both have started; with one slot
+    // per worker, that forces each process to take one, so the limits below are really shared.
     c.enqueueMany([
+      ...Array.from({ length: 2 }, () => ({
+        kind: 'probe',
+        group: 'gate',
+        priority: 0,
+        payload: { ms: 0, gate: 2 },
+      })),
       ...Array.from({ length: 12 }, () => ({ kind: 'probe', group: 'one', payload: { ms: 30 } })),
       ...Array.from({ length: 12 }, () => ({ kind: 'probe', group: 'rated', payload: { ms: 5 } })),
     ]);
-    const a = await startWorker(db, log, 'A');
-    const b = await startWorker(db, log, 'B');
-    await waitFor(() => c.stats().counts.done === 24, '24 done', 30_000);
+    const a = await startWorker(db, log, 'A', { MAX_IN_FLIGHT: '1' });
+    const b = await startWorker(db, log, 'B', { MAX_IN_FLIGHT: '1' });
+    await waitFor(() => c.stats().counts.done === 26, '26 done', 30_000);
     const lines = readLog(log);
-    // both processes did work, so the limits were really shared
-    expect(new Set(lines.map((l) => l.pid)).size).toBe(2);
+    expect(new Set(lines.filter((l) => l.group === 'gate').map((l) => l.pid)).size).toBe(2);
     expect(peakOverlap(lines, 'one')).toBe(1);
     // The rate limit governs claims; each claim's time is in the attempt history the workers wrote.
     const rated = c

@@ -21,7 +21,7 @@ describe('backoff', () => {
 
   it('spreads retries of tasks that failed together', () => {
     let seed = 1;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const delays = Array.from({ length: 100 }, () => nextDelay(3, DEFAULT_BACKOFF, random));
     expect(new Set(delays).size).toBeGreaterThan(90);
     expect(Math.min(...delays)).toBeGreaterThanOrEqual(DEFAULT_BACKOFF.floorMs);
@@ -31,41 +31,61 @@ describe('backoff', () => {
 describe('what happens after a failed attempt', () => {
   const now = 1_000_000;
   const r = () => 1;
-  const task = (attempts: number, maxAttempts = 3, retryAfterCount = 0) => ({ attempts, maxAttempts, retryAfterCount });
+  const task = (attempts: number, maxAttempts = 3, retryAfterCount = 0) => ({
+    attempts,
+    maxAttempts,
+    retryAfterCount,
+  });
 
   it('retries after the backoff while attempts remain, then fails', () => {
-    expect(decideAfterFailure(task(1), { type: 'error', permanent: false, retryAfterMs: null }, now, policy, r)).toEqual({
+    expect(
+      decideAfterFailure(task(1), { type: 'error', permanent: false, retryAfterMs: null }, now, policy, r),
+    ).toEqual({
       status: 'retrying',
       outcome: 'retry',
       runAt: now + 1000,
     });
-    expect(decideAfterFailure(task(3), { type: 'error', permanent: false, retryAfterMs: null }, now, policy, r)).toEqual({
+    expect(
+      decideAfterFailure(task(3), { type: 'error', permanent: false, retryAfterMs: null }, now, policy, r),
+    ).toEqual({
       status: 'failed',
       outcome: 'failed',
     });
   });
 
   it('fails a permanent error at once', () => {
-    expect(decideAfterFailure(task(1, 9), { type: 'error', permanent: true, retryAfterMs: null }, now, policy, r).status).toBe(
-      'failed',
-    );
+    expect(
+      decideAfterFailure(task(1, 9), { type: 'error', permanent: true, retryAfterMs: null }, now, policy, r)
+        .status,
+    ).toBe('failed');
   });
 
   it('waits out a Retry-After and blocks the group, even on the last attempt, up to its own cap', () => {
-    expect(decideAfterFailure(task(3), { type: 'error', permanent: false, retryAfterMs: 30_000 }, now, policy, r)).toEqual({
+    expect(
+      decideAfterFailure(task(3), { type: 'error', permanent: false, retryAfterMs: 30_000 }, now, policy, r),
+    ).toEqual({
       status: 'retrying',
       outcome: 'retry-after',
       runAt: now + 30_000,
       blockGroupUntil: now + 30_000,
     });
     // past the cap it counts as an ordinary failure, still no sooner than Retry-After
-    const capped = decideAfterFailure(task(1, 3, 2), { type: 'error', permanent: false, retryAfterMs: 30_000 }, now, policy, r);
+    const capped = decideAfterFailure(
+      task(1, 3, 2),
+      { type: 'error', permanent: false, retryAfterMs: 30_000 },
+      now,
+      policy,
+      r,
+    );
     expect(capped).toEqual({ status: 'retrying', outcome: 'retry', runAt: now + 30_000 });
   });
 
   it('treats a timeout as a retryable failure and a cancel as final', () => {
     expect(decideAfterFailure(task(1), { type: 'timeout' }, now, policy, r).outcome).toBe('timeout');
-    expect(decideAfterFailure(task(1), { type: 'cancelled' }, now, policy, r)).toEqual({ status: 'cancelled', outcome: 'cancelled' });
+    expect(decideAfterFailure(task(1), { type: 'cancelled' }, now, policy, r)).toEqual({
+      status: 'cancelled',
+      outcome: 'cancelled',
+    });
   });
 });
 

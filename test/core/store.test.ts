@@ -21,10 +21,16 @@ describe('enqueue validation', () => {
     [{ kind: 'sleep', payload: { ms: 'soon' } }, /^payload\.ms: /],
     [{ kind: 'sleep', priority: -1, payload: { ms: 0 } }, /^priority: must be an integer from 0 to 9/],
     [{ kind: 'nope', payload: {} }, /^kind: unknown kind "nope"; known kinds: sleep/],
-    [{ kind: 'sleep', payload: { ms: 0, blob: 'x'.repeat(300_000) } }, /^payload: is \d+ bytes as JSON; the limit is 262144/],
+    [
+      { kind: 'sleep', payload: { ms: 0, blob: 'x'.repeat(300_000) } },
+      /^payload: is \d+ bytes as JSON; the limit is 262144/,
+    ],
     [{ kind: 'sleep', payload: { ms: Number.NaN } }, /payload/],
     [{ kind: 'sleep', priorty: 1, payload: { ms: 0 } }, /priorty/],
-    [{ kind: 'sleep', delay: 5, runAt: 5, payload: { ms: 0 } }, /^delay: give either runAt or delay, not both/],
+    [
+      { kind: 'sleep', delay: 5, runAt: 5, payload: { ms: 0 } },
+      /^delay: give either runAt or delay, not both/,
+    ],
     [{ kind: 'sleep', maxAttempts: 0, payload: { ms: 0 } }, /^maxAttempts: /],
   ])('refuses %j with a message naming the field', (spec, message) => {
     const engine = testEngine();
@@ -35,7 +41,10 @@ describe('enqueue validation', () => {
   it('writes nothing of a batch with one bad task, and names its index', () => {
     const engine = testEngine();
     const err = errorOf(() =>
-      engine.enqueueMany([{ kind: 'sleep', payload: { ms: 1 } }, { kind: 'sleep', payload: { ms: -5 } }]),
+      engine.enqueueMany([
+        { kind: 'sleep', payload: { ms: 1 } },
+        { kind: 'sleep', payload: { ms: -5 } },
+      ]),
     );
     expect(err.issues[0]!.path).toBe('tasks[1].payload.ms');
     expect(engine.listTasks().total).toBe(0);
@@ -45,7 +54,9 @@ describe('enqueue validation', () => {
     const engine = testEngine();
     let deep: unknown = { ms: 0 };
     for (let i = 0; i < 100_000; i++) deep = { d: deep };
-    expect(errorOf(() => engine.enqueue({ kind: 'sleep', payload: deep })).message).toMatch(/nested deeper than 32/);
+    expect(errorOf(() => engine.enqueue({ kind: 'sleep', payload: deep })).message).toMatch(
+      /nested deeper than 32/,
+    );
   });
 });
 
@@ -58,12 +69,16 @@ describe('store', () => {
     expect(again).toEqual({ task: first.task, created: false });
     engine.start();
     await waitFor(() => engine.getTask(first.task.id).status === 'done', 'done');
-    expect(engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } }).created).toBe(true);
+    expect(engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } }).created).toBe(
+      true,
+    );
   });
 
   it('keeps exact counts per status and group across every move', async () => {
     const engine = testEngine();
-    engine.enqueueMany(Array.from({ length: 20 }, (_, i) => ({ kind: 'sleep', group: i % 2 ? 'a' : 'b', payload: { ms: 0 } })));
+    engine.enqueueMany(
+      Array.from({ length: 20 }, (_, i) => ({ kind: 'sleep', group: i % 2 ? 'a' : 'b', payload: { ms: 0 } })),
+    );
     engine.cancel([1, 2]);
     engine.start();
     await waitFor(() => engine.stats().counts.done === 18, '18 done');
@@ -97,7 +112,10 @@ describe('store', () => {
       { kind: 'sleep', name: 'scrape prices', group: 'vendor', payload: { ms: 0 } },
       { kind: 'sleep', name: 'backup mail', group: 'disk', payload: { ms: 0 } },
     ]);
-    expect(engine.listTasks({ search: 'BACKUP' }).tasks.map((t) => t.name)).toEqual(['backup mail', 'backup photos']);
+    expect(engine.listTasks({ search: 'BACKUP' }).tasks.map((t) => t.name)).toEqual([
+      'backup mail',
+      'backup photos',
+    ]);
     expect(engine.listTasks({ group: 'vendor' }).total).toBe(1);
     const page = engine.listTasks({ limit: 1, offset: 1, order: 'asc' });
     expect([page.total, page.tasks[0]!.name]).toEqual([3, 'scrape prices']);

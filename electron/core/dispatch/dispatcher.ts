@@ -96,7 +96,11 @@ export class Dispatcher {
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       random: options.random ?? Math.random,
     };
-    for (const [name, v] of Object.entries({ leaseMs, claimBatch: this.o.claimBatch, maxInFlight: this.o.maxInFlight })) {
+    for (const [name, v] of Object.entries({
+      leaseMs,
+      claimBatch: this.o.claimBatch,
+      maxInFlight: this.o.maxInFlight,
+    })) {
       if (!(v >= 1)) throw new RangeError(`${name} must be a number >= 1`);
     }
   }
@@ -205,7 +209,12 @@ export class Dispatcher {
     if (this.running.size === 0) return;
     const ids = [...this.running.values()].filter((r) => !r.settled).map((r) => r.claim.task.id);
     if (ids.length === 0) return;
-    const { lost, cancelRequested } = this.o.store.renewLeases(this.o.worker, ids, this.o.clock.now(), this.o.leaseMs);
+    const { lost, cancelRequested } = this.o.store.renewLeases(
+      this.o.worker,
+      ids,
+      this.o.clock.now(),
+      this.o.leaseMs,
+    );
     for (const id of lost) this.abort(id, new LeaseLostError());
     for (const id of cancelRequested) this.abort(id, new TaskCancelledError());
   }
@@ -215,7 +224,9 @@ export class Dispatcher {
       owner.id === this.o.worker.id ? false : this.o.isOwnerDead(owner),
     );
     if (reclaimed.length > 0) {
-      this.o.logger.warn(`returned ${reclaimed.length} task(s) whose worker stopped renewing: ${reclaimed.join(', ')}`);
+      this.o.logger.warn(
+        `returned ${reclaimed.length} task(s) whose worker stopped renewing: ${reclaimed.join(', ')}`,
+      );
       this.o.onChange(reclaimed);
       this.wake();
     }
@@ -260,10 +271,13 @@ export class Dispatcher {
   private scheduleWake(at: number): void {
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     const delay = Math.max(0, at - this.o.clock.now());
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimer = null;
-      this.wake();
-    }, Math.min(delay, 2 ** 31 - 1));
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeTimer = null;
+        this.wake();
+      },
+      Math.min(delay, 2 ** 31 - 1),
+    );
     this.wakeTimer.unref();
   }
 
@@ -281,7 +295,10 @@ export class Dispatcher {
     this.running.set(task.id, entry);
     const handler = this.o.registry.get(task.kind);
     if (!handler) {
-      this.settle(entry, new PermanentError(`no handler for kind "${task.kind}" in worker ${this.o.worker.id}`));
+      this.settle(
+        entry,
+        new PermanentError(`no handler for kind "${task.kind}" in worker ${this.o.worker.id}`),
+      );
       return;
     }
     const timeout = task.timeout ?? handler.defaultTimeoutMs;
@@ -292,7 +309,10 @@ export class Dispatcher {
     try {
       payload = handler.payload.parse(task.payload);
     } catch (err) {
-      this.settle(entry, new PermanentError(`payload no longer valid for kind "${task.kind}": ${String(err)}`));
+      this.settle(
+        entry,
+        new PermanentError(`payload no longer valid for kind "${task.kind}": ${String(err)}`),
+      );
       return;
     }
     const ctx = {

@@ -32,7 +32,8 @@ export class HandlerRegistry {
   private readonly handlers = new Map<string, Handler>();
 
   register<P>(handler: Handler<P>): void {
-    if (this.handlers.has(handler.kind)) throw new Error(`a handler for kind "${handler.kind}" is already registered`);
+    if (this.handlers.has(handler.kind))
+      throw new Error(`a handler for kind "${handler.kind}" is already registered`);
     this.handlers.set(handler.kind, handler as unknown as Handler);
   }
 
@@ -49,7 +50,10 @@ export class HandlerRegistry {
     const handler = this.handlers.get(kind);
     if (!handler) {
       throw new ValidationError([
-        { path: prefix ? `${prefix}.kind` : 'kind', message: `unknown kind "${kind}"; known kinds: ${this.kinds().join(', ')}` },
+        {
+          path: prefix ? `${prefix}.kind` : 'kind',
+          message: `unknown kind "${kind}"; known kinds: ${this.kinds().join(', ')}`,
+        },
       ]);
     }
     return parseInput(handler.payload, payload, prefix ? `${prefix}.payload` : 'payload');

@@ -12,7 +12,12 @@ export interface BackoffPolicy {
   maxRetryAfter: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 1000, capMs: 10 * 60_000, floorMs: 250, maxRetryAfter: 20 };
+export const DEFAULT_BACKOFF: BackoffPolicy = {
+  baseMs: 1000,
+  capMs: 10 * 60_000,
+  floorMs: 250,
+  maxRetryAfter: 20,
+};
 
 /** Delay before the retry that follows failed attempt number `attempt` (1-based). */
 export function nextDelay(attempt: number, policy: BackoffPolicy, random: () => number): number {

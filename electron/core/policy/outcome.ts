@@ -31,7 +31,11 @@ export function decideAfterFailure(
 ): FailureDecision {
   if (failure.type === 'cancelled') return { status: 'cancelled', outcome: 'cancelled' };
   if (failure.type === 'error' && failure.permanent) return { status: 'failed', outcome: 'failed' };
-  if (failure.type === 'error' && failure.retryAfterMs !== null && task.retryAfterCount < policy.maxRetryAfter) {
+  if (
+    failure.type === 'error' &&
+    failure.retryAfterMs !== null &&
+    task.retryAfterCount < policy.maxRetryAfter
+  ) {
     const until = now + Math.max(0, failure.retryAfterMs);
     return { status: 'retrying', outcome: 'retry-after', runAt: until, blockGroupUntil: until };
   }
@@ -40,5 +44,9 @@ export function decideAfterFailure(
   const delay = nextDelay(task.attempts, policy, random);
   // A Retry-After past its own cap still sets the earliest time.
   const floor = failure.type === 'error' && failure.retryAfterMs !== null ? failure.retryAfterMs : 0;
-  return { status: 'retrying', outcome: outcome === 'timeout' ? 'timeout' : 'retry', runAt: now + Math.max(delay, floor) };
+  return {
+    status: 'retrying',
+    outcome: outcome === 'timeout' ? 'timeout' : 'retry',
+    runAt: now + Math.max(delay, floor),
+  };
 }

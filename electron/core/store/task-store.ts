@@ -51,7 +51,14 @@ export interface ClaimedTask {
 
 /** How a claimed attempt ended, as decided by the dispatcher's retry policy. */
 export type Finish =
-  | { taskId: number; attempt: number; historyId: number; status: 'done'; result: string | null; output: string | null }
+  | {
+      taskId: number;
+      attempt: number;
+      historyId: number;
+      status: 'done';
+      result: string | null;
+      output: string | null;
+    }
   | {
       taskId: number;
       attempt: number;
@@ -95,9 +102,17 @@ export interface TaskStore {
   enqueue(tasks: readonly NewTask[], now: number): EnqueueResult[];
   /** The dispatcher's hot path: write finishes, then claim, in one transaction. */
   tick(input: TickInput): TickOutput;
-  renewLeases(worker: WorkerIdentity, runningIds: readonly number[], now: number, leaseMs: number): RenewResult;
+  renewLeases(
+    worker: WorkerIdentity,
+    runningIds: readonly number[],
+    now: number,
+    leaseMs: number,
+  ): RenewResult;
   /** Return tasks whose lease expired, or whose owner `isDead`, to the queue; returns their ids. */
-  reclaimLost(now: number, isDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean): number[];
+  reclaimLost(
+    now: number,
+    isDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean,
+  ): number[];
   /** On shutdown: give back this worker's leases without counting the attempt. */
   releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[];
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void;

@@ -1,4 +1,11 @@
-import { TASK_STATUSES, type HistoryEntry, type HistoryOutcome, type JsonValue, type Task, type TaskStatus } from '../../../../shared/domain.ts';
+import {
+  TASK_STATUSES,
+  type HistoryEntry,
+  type HistoryOutcome,
+  type JsonValue,
+  type Task,
+  type TaskStatus,
+} from '../../../../shared/domain.ts';
 
 /** A row of `tasks` as better-sqlite3 returns it. */
 export interface TaskRow {

@@ -117,7 +117,12 @@ export class SqliteTaskStore implements TaskStore {
     return changes === 1;
   }
 
-  renewLeases(worker: WorkerIdentity, runningIds: readonly number[], now: number, leaseMs: number): RenewResult {
+  renewLeases(
+    worker: WorkerIdentity,
+    runningIds: readonly number[],
+    now: number,
+    leaseMs: number,
+  ): RenewResult {
     return this.db
       .transaction((): RenewResult => {
         this.st.renew.run(now + leaseMs, worker.id);
@@ -135,7 +140,9 @@ export class SqliteTaskStore implements TaskStore {
   ): number[] {
     // Cheap read first: the usual answer is "nothing to do" and needs no write lock.
     const owners = this.st.runningOwners.all();
-    const dead = owners.filter((o) => o.lease_owner !== null && isDead({ id: o.lease_owner, pid: o.owner_pid, host: o.owner_host }));
+    const dead = owners.filter(
+      (o) => o.lease_owner !== null && isDead({ id: o.lease_owner, pid: o.owner_pid, host: o.owner_host }),
+    );
     const anyExpired = owners.some((o) => o.min_expiry !== null && o.min_expiry < now);
     if (dead.length === 0 && !anyExpired) return [];
     return this.db
@@ -170,7 +177,12 @@ export class SqliteTaskStore implements TaskStore {
         const released: number[] = [];
         for (const id of taskIds) {
           if (this.st.release.run(now, id, worker.id).changes === 1) {
-            this.st.closeRunningAttempts.run(now, 'released', 'worker shut down before it finished; not counted', id);
+            this.st.closeRunningAttempts.run(
+              now,
+              'released',
+              'worker shut down before it finished; not counted',
+              id,
+            );
             released.push(id);
           }
         }
@@ -194,7 +206,9 @@ export class SqliteTaskStore implements TaskStore {
           if (!row) throw new NotFoundError(`task ${id} does not exist`);
           if (row.status === 'pending') continue;
           if (!['failed', 'cancelled', 'retrying'].includes(row.status)) {
-            throw new ConflictError(`task ${id} is ${row.status}; only failed, cancelled or retrying tasks can be retried`);
+            throw new ConflictError(
+              `task ${id} is ${row.status}; only failed, cancelled or retrying tasks can be retried`,
+            );
           }
           this.st.retry.run(now, id);
           this.st.action.run(id, row.attempts, now, now, 'retried', null);
@@ -208,7 +222,9 @@ export class SqliteTaskStore implements TaskStore {
   retryFailed(filter: RetryFilter, now: number): number[] {
     return this.db
       .transaction(() => {
-        const ids = this.st.failedIds.all({ group: filter.group ?? null, kind: filter.kind ?? null }).map((r) => r.id);
+        const ids = this.st.failedIds
+          .all({ group: filter.group ?? null, kind: filter.kind ?? null })
+          .map((r) => r.id);
         for (const id of ids) {
           this.st.retry.run(now, id);
           this.st.action.run(id, 0, now, now, 'retried', null);
@@ -249,7 +265,8 @@ export class SqliteTaskStore implements TaskStore {
         for (const id of ids) {
           const row = this.st.get.get(id);
           if (!row) continue;
-          if (row.status === 'running') throw new ConflictError(`task ${id} is running; cancel it before deleting it`);
+          if (row.status === 'running')
+            throw new ConflictError(`task ${id} is running; cancel it before deleting it`);
           this.st.deleteHistory.run(id);
           this.st.deleteTask.run(id);
           out.push(id);
@@ -348,7 +365,11 @@ export class SqliteTaskStore implements TaskStore {
 
   settings(): QueueSettings {
     const s = this.st.settings.get()!;
-    return { globalConcurrency: s.global_concurrency, paused: s.paused === 1, retentionDays: s.retention_days };
+    return {
+      globalConcurrency: s.global_concurrency,
+      paused: s.paused === 1,
+      retentionDays: s.retention_days,
+    };
   }
 
   stats(now: number, recentFailures: number): Stats {
@@ -362,7 +383,10 @@ export class SqliteTaskStore implements TaskStore {
       byGroup.set(g.name, {
         name: g.name,
         concurrency: g.concurrency,
-        rate: g.rate_limit !== null && g.rate_period_ms !== null ? { limit: g.rate_limit, periodMs: g.rate_period_ms } : null,
+        rate:
+          g.rate_limit !== null && g.rate_period_ms !== null
+            ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
+            : null,
         paused: g.paused === 1,
         blockedUntil: g.blocked_until !== null && g.blocked_until > now ? g.blocked_until : null,
         counts: emptyCounts(),
@@ -441,7 +465,10 @@ function prepare(db: Database) {
   const p = <P extends unknown[] | object, R = unknown>(sql: string): Statement<P, R> =>
     db.prepare<P, R>(sql);
   return {
-    insert: p<[string, string, string, number, string, number, number, number | null, string | null, number], TaskRow>(
+    insert: p<
+      [string, string, string, number, string, number, number, number | null, string | null, number],
+      TaskRow
+    >(
       `INSERT INTO tasks (kind, name, group_name, priority, payload, status, max_attempts, run_at,
          timeout_ms, unique_key, created_at)
        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING *`,
@@ -458,7 +485,9 @@ function prepare(db: Database) {
        WHERE id = @id AND status = 'running' AND lease_owner = @owner AND attempts = @attempt`,
     ),
     // A Retry-After reschedule gives its attempt back (attempts - 1) and counts itself instead.
-    finishFailed: p<OwnedParams & { status: string; error: string; runAt: number | null; retryAfter: number }>(
+    finishFailed: p<
+      OwnedParams & { status: string; error: string; runAt: number | null; retryAfter: number }
+    >(
       `UPDATE tasks SET status = @status, error = @error,
          run_at = coalesce(@runAt, run_at),
          finished_at = CASE WHEN @status = 'retrying' THEN NULL ELSE @now END,
@@ -483,7 +512,15 @@ function prepare(db: Database) {
     ownedBy: p<[string], { id: number; cancel_requested: number }>(
       "SELECT id, cancel_requested FROM tasks WHERE lease_owner = ? AND status = 'running'",
     ),
-    runningOwners: p<[], { lease_owner: string | null; owner_pid: number | null; owner_host: string | null; min_expiry: number | null }>(
+    runningOwners: p<
+      [],
+      {
+        lease_owner: string | null;
+        owner_pid: number | null;
+        owner_host: string | null;
+        min_expiry: number | null;
+      }
+    >(
       `SELECT lease_owner, owner_pid, owner_host, min(lease_expires_at) AS min_expiry
        FROM tasks WHERE status = 'running' GROUP BY lease_owner, owner_pid, owner_host`,
     ),
@@ -545,18 +582,31 @@ function prepare(db: Database) {
     settings: p<[], { global_concurrency: number; paused: number; retention_days: number }>(
       'SELECT global_concurrency, paused, retention_days FROM settings WHERE id = 1',
     ),
-    groups: p<[], { name: string; concurrency: number | null; rate_limit: number | null; rate_period_ms: number | null; paused: number; blocked_until: number | null }>(
-      'SELECT * FROM groups ORDER BY name',
-    ),
+    groups: p<
+      [],
+      {
+        name: string;
+        concurrency: number | null;
+        rate_limit: number | null;
+        rate_period_ms: number | null;
+        paused: number;
+        blocked_until: number | null;
+      }
+    >('SELECT * FROM groups ORDER BY name'),
     windowCount: p<[string, number], { n: number }>(
       'SELECT count(*) AS n FROM group_starts WHERE group_name = ? AND started_at > ?',
     ),
-    counts: p<[], { group_name: string; status: string; n: number }>('SELECT group_name, status, n FROM counts'),
+    counts: p<[], { group_name: string; status: string; n: number }>(
+      'SELECT group_name, status, n FROM counts',
+    ),
     recentFailures: p<[number], TaskRow>(
       `SELECT * FROM tasks INDEXED BY tasks_finished WHERE finished_at IS NOT NULL AND status = 'failed'
        ORDER BY finished_at DESC LIMIT ?`,
     ),
-    finishedSince: p<[number], { kind: string; group_name: string; status: string; started_at: number | null; finished_at: number }>(
+    finishedSince: p<
+      [number],
+      { kind: string; group_name: string; status: string; started_at: number | null; finished_at: number }
+    >(
       `SELECT kind, group_name, status, started_at, finished_at FROM tasks INDEXED BY tasks_finished
        WHERE finished_at >= ? AND status IN ('done', 'failed')`,
     ),
