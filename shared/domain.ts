@@ -92,6 +92,20 @@ export interface HistoryEntry {
   worker: string | null;
 }
 
+/** What enqueue returns: the task, and whether it is new (false: its unique key was held). */
+export interface EnqueueResult {
+  task: Task;
+  created: boolean;
+}
+
+/** A task kind a worker can run, as the faces list it (the new-task form, `semaforo kinds`). */
+export interface KindInfo {
+  kind: string;
+  description: string;
+  /** built into Semaforo, or loaded from the user's handler folder */
+  source: 'builtin' | 'user';
+}
+
 export interface TaskWithHistory extends Task {
   history: HistoryEntry[];
 }

@@ -115,7 +115,11 @@ export type SettingsUpdate = z.infer<typeof settingsUpdateSchema>;
 export const SORT_FIELDS = ['createdAt', 'priority', 'runAt', 'finishedAt', 'name'] as const;
 
 export const listQuerySchema = z.strictObject({
-  status: z.array(z.enum(TASK_STATUSES)).optional(),
+  // one status or several; always an array once parsed
+  status: z
+    .union([z.enum(TASK_STATUSES), z.array(z.enum(TASK_STATUSES))])
+    .transform((s) => (Array.isArray(s) ? s : [s]))
+    .optional(),
   group: groupNameSchema.optional(),
   kind: kindSchema.optional(),
   /** case-insensitive substring of the task's name */

@@ -34,7 +34,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.ts';
 import { ChangeCoalescer, type ChangeListener } from './events.ts';
 import { HandlerRegistry, type Handler } from './handlers/registry.ts';
-import { sleepHandler } from './handlers/sleep.ts';
+import { builtinHandlers } from './handlers/builtin.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import type { BackoffPolicy } from './policy/backoff.ts';
 import type { OpenOptions } from './store/sqlite/open.ts';
@@ -51,8 +51,10 @@ export interface EngineOptions {
   sqlite?: OpenOptions;
   clock?: Clock;
   logger?: Logger;
-  /** extra kinds besides the built-in ones */
+  /** extra kinds besides the built-in ones (electron/core/handlers/builtin.ts) */
   handlers?: Handler<unknown>[];
+  /** kinds loaded from the user's handler folder; listed with source 'user' */
+  userHandlers?: Handler<unknown>[];
   /** shown in lease owners and history, e.g. 'tray', 'work', 'run' */
   workerLabel?: string;
   leaseMs?: number;
@@ -107,8 +109,9 @@ export function createEngine(options: EngineOptions): Engine {
   if (!options.store && !options.file) throw new Error('createEngine needs a file or a store');
   const store = options.store ?? new SqliteTaskStore(options.file!, options.sqlite);
   const registry = new HandlerRegistry();
-  registry.register(sleepHandler);
+  for (const h of builtinHandlers()) registry.register(h);
   for (const h of options.handlers ?? []) registry.register(h);
+  for (const h of options.userHandlers ?? []) registry.register(h, 'user');
   const changes = new ChangeCoalescer(options.eventIntervalMs ?? 200);
   let dispatcher: Dispatcher | null = null;
   let retentionTimer: ReturnType<typeof setInterval> | null = null;

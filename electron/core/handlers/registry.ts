@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { JsonValue, Task } from '../../../shared/domain.ts';
+import type { JsonValue, KindInfo, Task } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import { parseInput } from '../../../shared/schemas.ts';
 
@@ -30,11 +30,22 @@ export interface Handler<P = unknown> {
 /** kind -> handler. Built-in kinds are registered by the engine; user modules add theirs. */
 export class HandlerRegistry {
   private readonly handlers = new Map<string, Handler>();
+  private readonly sources = new Map<string, KindInfo['source']>();
 
-  register<P>(handler: Handler<P>): void {
+  register<P>(handler: Handler<P>, source: KindInfo['source'] = 'builtin'): void {
     if (this.handlers.has(handler.kind))
       throw new Error(`a handler for kind "${handler.kind}" is already registered`);
     this.handlers.set(handler.kind, handler as unknown as Handler);
+    this.sources.set(handler.kind, source);
+  }
+
+  /** Every kind with its description, sorted by name. */
+  list(): KindInfo[] {
+    return this.kinds().map((kind) => ({
+      kind,
+      description: this.handlers.get(kind)!.description,
+      source: this.sources.get(kind)!,
+    }));
   }
 
   get(kind: string): Handler | undefined {

@@ -6,6 +6,7 @@
  * Every method that changes state is one transaction in the implementation.
  */
 import type {
+  EnqueueResult,
   GroupInfo,
   JsonValue,
   Metrics,
@@ -30,11 +31,7 @@ export interface NewTask {
   unique: string | null;
 }
 
-export interface EnqueueResult {
-  task: Task;
-  /** false when the unique key was held by an unfinished task, which is returned instead */
-  created: boolean;
-}
+export type { EnqueueResult };
 
 /** Who holds a lease: unique per dispatcher instance, with the process for dead-owner checks. */
 export interface WorkerIdentity {

@@ -1,0 +1,54 @@
+/**
+ * The engine-facing side of the contract (shared/api.ts): one function per request. Transports
+ * (Electron IPC, HTTP) call `handleRequest` with the request name and the raw input from outside;
+ * it validates once, here, and returns the output or throws a ValidationError/NotFoundError.
+ */
+import {
+  isRequestName,
+  requestSchemas,
+  type ApiOutput,
+  type ApiParsedInput,
+  type RequestName,
+} from '../../shared/api.ts';
+import { NotFoundError } from '../../shared/errors.ts';
+import { parseInput } from '../../shared/schemas.ts';
+import type { Engine } from './engine.ts';
+
+export type QueueService = { [K in RequestName]: (input: ApiParsedInput<K>) => ApiOutput<K> };
+
+export function createQueueService(engine: Engine): QueueService {
+  const pauseOrResume = (paused: boolean, group: string | undefined) => {
+    if (group === undefined) return engine.updateSettings({ paused });
+    return engine.updateGroup(group, { paused });
+  };
+  return {
+    stats: (i) => engine.stats(i?.recentFailures),
+    metrics: (i) => engine.metrics(i?.windowMs),
+    listTasks: (i) => engine.listTasks(i ?? {}),
+    getTask: (i) => engine.getTask(i.id),
+    enqueue: (i) => engine.enqueue(i),
+    retry: (i) => ({ ids: engine.retry(i.ids) }),
+    retryFailed: (i) => ({ ids: engine.retryFailed(i ?? {}) }),
+    cancel: (i) => engine.cancel(i.ids),
+    remove: (i) => ({ ids: engine.remove(i.ids) }),
+    setPriority: (i) => engine.setPriority(i.id, i.priority),
+    pause: (i) => pauseOrResume(true, i?.group),
+    resume: (i) => pauseOrResume(false, i?.group),
+    updateGroup: (i) => engine.updateGroup(i.name, i.update),
+    settings: () => engine.stats(0).settings,
+    updateSettings: (i) => engine.updateSettings(i),
+    purge: (i) => ({ count: engine.purge(i.olderThanMs) }),
+    kinds: () => engine.registry.list(),
+  };
+}
+
+/** Validates `input` for request `name` and runs it. Unknown names are a NotFoundError. */
+export function handleRequest(service: QueueService, name: string, input: unknown): unknown {
+  if (!isRequestName(name)) throw new NotFoundError(`unknown request "${name}"`);
+  return call(service, name, input);
+}
+
+function call<K extends RequestName>(service: QueueService, name: K, input: unknown): ApiOutput<K> {
+  const parsed = parseInput(requestSchemas[name], input) as ApiParsedInput<K>;
+  return service[name](parsed);
+}

@@ -1,0 +1,121 @@
+/**
+ * The one contract between the engine and its faces: a map of request names to their input
+ * schemas and output types, and a map of event names to payloads. The Electron IPC transport and
+ * the HTTP+SSE transport are generic over these maps, so adding a request means adding it here and
+ * to the engine-facing service (electron/core/service.ts), nowhere else.
+ *
+ * Inputs are always one object (or nothing), so every transport sends the same JSON.
+ */
+import { z } from 'zod';
+import type {
+  EnqueueResult,
+  GroupInfo,
+  KindInfo,
+  Metrics,
+  QueueSettings,
+  Stats,
+  Task,
+  TaskPage,
+  TaskWithHistory,
+} from './domain.ts';
+import {
+  groupNameSchema,
+  groupUpdateSchema,
+  LIMITS,
+  listQuerySchema,
+  retryFilterSchema,
+  settingsUpdateSchema,
+  taskIdSchema,
+  taskSpecSchema,
+} from './schemas.ts';
+
+const ids = z
+  .array(taskIdSchema, { error: 'must be an array of task ids' })
+  .min(1, { error: 'must name at least one task' })
+  .max(LIMITS.batch, { error: `must name at most ${LIMITS.batch} tasks` });
+const nothing = z.strictObject({}).optional();
+const maybeGroup = z.strictObject({ group: groupNameSchema.optional() }).optional();
+
+/** Input schema of every request. */
+export const requestSchemas = {
+  stats: z.strictObject({ recentFailures: z.number().int().min(0).max(100).optional() }).optional(),
+  metrics: z
+    .strictObject({
+      windowMs: z
+        .number()
+        .int()
+        .min(60_000)
+        .max(7 * 24 * 3600_000)
+        .optional(),
+    })
+    .optional(),
+  listTasks: listQuerySchema.optional(),
+  getTask: z.strictObject({ id: taskIdSchema }),
+  enqueue: taskSpecSchema,
+  retry: z.strictObject({ ids }),
+  retryFailed: retryFilterSchema.optional(),
+  cancel: z.strictObject({ ids }),
+  remove: z.strictObject({ ids }),
+  setPriority: z.strictObject({ id: taskIdSchema, priority: z.unknown() }),
+  pause: maybeGroup,
+  resume: maybeGroup,
+  updateGroup: z.strictObject({ name: groupNameSchema, update: groupUpdateSchema }),
+  settings: nothing,
+  updateSettings: settingsUpdateSchema,
+  purge: z.strictObject({ olderThanMs: z.number().int().min(0) }),
+  kinds: nothing,
+} as const satisfies Record<string, z.ZodType>;
+
+/** Output type of every request. */
+export interface ApiOutputs {
+  stats: Stats;
+  metrics: Metrics;
+  listTasks: TaskPage;
+  getTask: TaskWithHistory;
+  enqueue: EnqueueResult;
+  retry: { ids: number[] };
+  retryFailed: { ids: number[] };
+  cancel: { cancelled: number[]; requested: number[] };
+  remove: { ids: number[] };
+  setPriority: Task;
+  pause: QueueSettings | GroupInfo;
+  resume: QueueSettings | GroupInfo;
+  updateGroup: GroupInfo;
+  settings: QueueSettings;
+  updateSettings: QueueSettings;
+  purge: { count: number };
+  kinds: KindInfo[];
+}
+
+export type RequestName = keyof typeof requestSchemas & keyof ApiOutputs;
+export const REQUEST_NAMES = Object.keys(requestSchemas) as RequestName[];
+/** What a caller passes (before defaults and transforms). */
+export type ApiInput<K extends RequestName> = z.input<(typeof requestSchemas)[K]>;
+/** What the service receives once the boundary has validated the input. */
+export type ApiParsedInput<K extends RequestName> = z.output<(typeof requestSchemas)[K]>;
+export type ApiOutput<K extends RequestName> = ApiOutputs[K];
+
+export function isRequestName(name: string): name is RequestName {
+  return Object.hasOwn(requestSchemas, name);
+}
+
+/** Events pushed to the faces, at most a few per second (coalesced at the source). */
+export interface ApiEvents {
+  /** Some tasks changed; `taskIds` are those this process knows of, `external` another process wrote. */
+  changed: { taskIds: number[]; external: boolean };
+}
+export type EventName = keyof ApiEvents;
+export type ApiEvent = { [K in EventName]: { type: K; data: ApiEvents[K] } }[EventName];
+
+/** Transports carry failures as shared/errors.ts ErrorInfo (`name` tells validation, not found, ...). */
+export type { ErrorInfo } from './errors.ts';
+
+/**
+ * What the renderer is handed: one async function per request, plus a subscription. It cannot
+ * tell whether it talks IPC or HTTP.
+ */
+export type QueueApi = {
+  [K in RequestName]: (input: ApiInput<K>) => Promise<ApiOutput<K>>;
+} & {
+  subscribe(listener: (event: ApiEvent) => void): () => void;
+};
