@@ -60,6 +60,8 @@ export interface Task {
   cancelRequested: boolean;
   /** Reschedules caused by Retry-After so far (bounded by their own cap). */
   retryAfterCount: number;
+  /** Held for the `semaforo run` process that enqueued it (it runs the command itself); else null. */
+  reservedFor: string | null;
 }
 
 /** How an attempt ended, or what an operator did. */

@@ -69,6 +69,11 @@ export interface EngineOptions {
   eventIntervalMs?: number;
   /** run the retention purge this often while the dispatcher runs (default hourly; 0: never) */
   retentionIntervalMs?: number;
+  /**
+   * A private worker (`semaforo run`): every task this engine enqueues is reserved for its own
+   * dispatcher, which claims only those, under the same limits as everyone else.
+   */
+  privateWorker?: boolean;
 }
 
 export interface Engine {
@@ -109,13 +114,17 @@ export function createEngine(options: EngineOptions): Engine {
   if (!options.store && !options.file) throw new Error('createEngine needs a file or a store');
   const store = options.store ?? new SqliteTaskStore(options.file!, options.sqlite);
   const registry = new HandlerRegistry();
-  for (const h of builtinHandlers()) registry.register(h);
+  // A handler given for a built-in kind replaces it (e.g. `run` runs `shell` with the caller's stdio).
+  const given = new Set((options.handlers ?? []).map((h) => h.kind));
+  for (const h of builtinHandlers()) if (!given.has(h.kind)) registry.register(h);
   for (const h of options.handlers ?? []) registry.register(h);
   for (const h of options.userHandlers ?? []) registry.register(h, 'user');
   const changes = new ChangeCoalescer(options.eventIntervalMs ?? 200);
   let dispatcher: Dispatcher | null = null;
   let retentionTimer: ReturnType<typeof setInterval> | null = null;
   let closed = false;
+  const worker = newWorkerIdentity(options.workerLabel);
+  const reservedFor = options.privateWorker ? worker : null;
 
   const ids = (input: unknown, field = 'ids'): number[] => {
     const list = Array.isArray(input) ? input : [input];
@@ -138,6 +147,7 @@ export function createEngine(options: EngineOptions): Engine {
       runAt: s.runAt ?? now + (s.delay ?? 0),
       timeout: s.timeout ?? null,
       unique: s.unique ?? null,
+      reservedFor,
     };
   };
 
@@ -259,7 +269,8 @@ export function createEngine(options: EngineOptions): Engine {
         registry,
         clock,
         logger,
-        worker: newWorkerIdentity(options.workerLabel),
+        worker,
+        reservedOnly: options.privateWorker ?? false,
         onChange: (list) => changes.add(list),
         onExternalChange: () => changes.add([], true),
         isOwnerDead: isOwnerProcessGone,

@@ -41,6 +41,8 @@ export interface DispatcherOptions {
   abortGraceMs?: number;
   backoff?: BackoffPolicy;
   random?: () => number;
+  /** claim only tasks reserved for this worker (a `semaforo run`) */
+  reservedOnly?: boolean;
 }
 
 class LeaseLostError extends Error {
@@ -95,6 +97,7 @@ export class Dispatcher {
       abortGraceMs: options.abortGraceMs ?? 5000,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       random: options.random ?? Math.random,
+      reservedOnly: options.reservedOnly ?? false,
     };
     for (const [name, v] of Object.entries({
       leaseMs,
@@ -243,7 +246,14 @@ export class Dispatcher {
     const now = this.o.clock.now();
     let out;
     try {
-      out = this.o.store.tick({ now, worker: this.o.worker, leaseMs: this.o.leaseMs, finishes, claimMax });
+      out = this.o.store.tick({
+        now,
+        worker: this.o.worker,
+        leaseMs: this.o.leaseMs,
+        finishes,
+        claimMax,
+        reservedOnly: this.o.reservedOnly,
+      });
     } catch (err) {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
       this.finishes = finishes.concat(this.finishes);

@@ -29,6 +29,8 @@ export interface NewTask {
   runAt: number;
   timeout: number | null;
   unique: string | null;
+  /** Only this worker may claim it (a `semaforo run` waiting to run its own command). */
+  reservedFor?: WorkerIdentity | null;
 }
 
 export type { EnqueueResult };
@@ -78,6 +80,8 @@ export interface TickInput {
   finishes: readonly Finish[];
   /** how many tasks this worker may take now (its own in-flight room) */
   claimMax: number;
+  /** claim only tasks reserved for this worker (and never anyone else's) */
+  reservedOnly?: boolean;
 }
 
 export interface TickOutput {

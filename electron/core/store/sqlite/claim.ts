@@ -43,6 +43,7 @@ export class ClaimStatements {
   readonly pruneStarts: Statement<[string, number]>;
   readonly addStart: Statement<[string, number]>;
   readonly candidates: Statement<[string, number, number], Candidate>;
+  readonly reservedCandidates: Statement<[string, string, number, number], Candidate>;
   readonly take: Statement<[string, number, number, string, number, number], TaskRow>;
   readonly addAttempt: Statement<[number, number, number, string], { id: number }>;
   readonly nextDue: Statement<[], { at: number | null }>;
@@ -60,7 +61,13 @@ export class ClaimStatements {
     this.addStart = db.prepare('INSERT INTO group_starts (group_name, started_at) VALUES (?, ?)');
     this.candidates = db.prepare(
       `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_ready
-       WHERE group_name = ? AND status IN ('pending', 'retrying') AND run_at <= ?
+       WHERE group_name = ? AND status IN ('pending', 'retrying') AND reserved_for IS NULL AND run_at <= ?
+       ORDER BY priority, run_at, id LIMIT ?`,
+    );
+    this.reservedCandidates = db.prepare(
+      `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_reserved
+       WHERE reserved_for = ? AND group_name = ? AND status IN ('pending', 'retrying')
+         AND reserved_for IS NOT NULL AND run_at <= ?
        ORDER BY priority, run_at, id LIMIT ?`,
     );
     this.take = db.prepare(
@@ -91,6 +98,7 @@ export function claimReady(
   worker: WorkerIdentity,
   leaseMs: number,
   claimMax: number,
+  reservedOnly = false,
 ): ClaimResult {
   const settings = s.settings.get()!;
   if (settings.paused === 1 || claimMax <= 0) return { claimed: [], nextWakeAt: null };
@@ -134,7 +142,10 @@ export function claimReady(
       gRoom = Math.min(gRoom, r.room);
     }
     groupRoom.set(g.name, gRoom);
-    for (const c of s.candidates.all(g.name, now, gRoom)) candidates.push(c);
+    const ready = reservedOnly
+      ? s.reservedCandidates.all(worker.id, g.name, now, gRoom)
+      : s.candidates.all(g.name, now, gRoom);
+    for (const c of ready) candidates.push(c);
   }
 
   candidates.sort((a, b) => a.priority - b.priority || a.run_at - b.run_at || a.id - b.id);

@@ -130,6 +130,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    description: 'tasks reserved for the `semaforo run` process that enqueued them',
+    up: (db) => {
+      db.exec(`
+        -- A \`semaforo run\` runs its command in its own process (with the caller's terminal), so
+        -- its task is held for it: other workers must not claim it, and if that process dies
+        -- while the task waits, the task is cancelled rather than left pending forever.
+        ALTER TABLE tasks ADD COLUMN reserved_for TEXT;
+        ALTER TABLE tasks ADD COLUMN reserved_pid INTEGER;
+        ALTER TABLE tasks ADD COLUMN reserved_host TEXT;
+        DROP INDEX tasks_ready;
+        CREATE INDEX tasks_ready ON tasks (group_name, priority, run_at, id)
+          WHERE status IN ('pending', 'retrying') AND reserved_for IS NULL;
+        CREATE INDEX tasks_reserved ON tasks (reserved_for, group_name, priority, run_at, id)
+          WHERE status IN ('pending', 'retrying') AND reserved_for IS NOT NULL;
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

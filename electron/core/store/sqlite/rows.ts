@@ -31,6 +31,9 @@ export interface TaskRow {
   finished_at: number | null;
   error: string | null;
   result: string | null;
+  reserved_for: string | null;
+  reserved_pid: number | null;
+  reserved_host: string | null;
 }
 
 export interface HistoryRow {
@@ -86,6 +89,7 @@ export function toTask(r: TaskRow): Task {
     leaseExpiresAt: r.lease_expires_at,
     cancelRequested: r.cancel_requested === 1,
     retryAfterCount: r.retry_after_count,
+    reservedFor: r.reserved_for,
   };
 }
 

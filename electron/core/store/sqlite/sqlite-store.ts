@@ -66,6 +66,9 @@ export class SqliteTaskStore implements TaskStore {
             t.timeout,
             t.unique,
             now,
+            t.reservedFor?.id ?? null,
+            t.reservedFor?.pid ?? null,
+            t.reservedFor?.host ?? null,
           )!;
           return { task: toTask(row), created: true };
         }),
@@ -83,6 +86,7 @@ export class SqliteTaskStore implements TaskStore {
           input.worker,
           input.leaseMs,
           input.claimMax,
+          input.reservedOnly,
         );
         return { claimed, applied, nextWakeAt };
       })
@@ -144,9 +148,21 @@ export class SqliteTaskStore implements TaskStore {
       (o) => o.lease_owner !== null && isDead({ id: o.lease_owner, pid: o.owner_pid, host: o.owner_host }),
     );
     const anyExpired = owners.some((o) => o.min_expiry !== null && o.min_expiry < now);
-    if (dead.length === 0 && !anyExpired) return [];
+    const deadReservers = this.st.reservers
+      .all()
+      .filter((r) => isDead({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
+    if (dead.length === 0 && !anyExpired && deadReservers.length === 0) return [];
     return this.db
       .transaction(() => {
+        const orphans = deadReservers.flatMap((r) =>
+          this.st.cancelOrphans
+            .all({
+              now,
+              why: `the semaforo run process that was waiting for it (pid ${r.reserved_pid}) ended`,
+              owner: r.reserved_for,
+            })
+            .map((o) => o.id),
+        );
         const rows = [
           ...this.st.expired.all(now),
           ...dead.flatMap((o) => this.st.runningOf.all(o.lease_owner!)),
@@ -166,7 +182,7 @@ export class SqliteTaskStore implements TaskStore {
           this.st.requeueLost.run({ to, why, now, id: r.id });
           this.st.closeRunningAttempts.run(now, 'lost', why, r.id);
         }
-        return [...done];
+        return [...done, ...orphans];
       })
       .immediate();
   }
@@ -466,12 +482,26 @@ function prepare(db: Database) {
     db.prepare<P, R>(sql);
   return {
     insert: p<
-      [string, string, string, number, string, number, number, number | null, string | null, number],
+      [
+        string,
+        string,
+        string,
+        number,
+        string,
+        number,
+        number,
+        number | null,
+        string | null,
+        number,
+        string | null,
+        number | null,
+        string | null,
+      ],
       TaskRow
     >(
       `INSERT INTO tasks (kind, name, group_name, priority, payload, status, max_attempts, run_at,
-         timeout_ms, unique_key, created_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING *`,
+         timeout_ms, unique_key, created_at, reserved_for, reserved_pid, reserved_host)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     ),
     byUnique: p<[string], TaskRow>(
       `SELECT * FROM tasks WHERE unique_key = ? AND status IN ('pending', 'running', 'retrying')`,
@@ -524,6 +554,14 @@ function prepare(db: Database) {
       `SELECT lease_owner, owner_pid, owner_host, min(lease_expires_at) AS min_expiry
        FROM tasks WHERE status = 'running' GROUP BY lease_owner, owner_pid, owner_host`,
     ),
+    reservers: p<[], { reserved_for: string; reserved_pid: number | null; reserved_host: string | null }>(
+      `SELECT DISTINCT reserved_for, reserved_pid, reserved_host FROM tasks INDEXED BY tasks_reserved
+       WHERE reserved_for IS NOT NULL AND status IN ('pending', 'retrying')`,
+    ),
+    cancelOrphans: p<{ now: number; why: string; owner: string }, { id: number }>(
+      `UPDATE tasks SET status = 'cancelled', finished_at = @now, error = @why
+       WHERE reserved_for = @owner AND status IN ('pending', 'retrying') RETURNING id`,
+    ),
     expired: p<[number], TaskRow>("SELECT * FROM tasks WHERE status = 'running' AND lease_expires_at < ?"),
     runningOf: p<[string], TaskRow>("SELECT * FROM tasks WHERE status = 'running' AND lease_owner = ?"),
     requeueLost: p<{ to: string; why: string; now: number; id: number }>(
@@ -542,7 +580,8 @@ function prepare(db: Database) {
     ),
     retry: p<[number, number]>(
       `UPDATE tasks SET status = 'pending', attempts = 0, retry_after_count = 0, run_at = ?,
-         finished_at = NULL, cancel_requested = 0
+         finished_at = NULL, cancel_requested = 0,
+         reserved_for = NULL, reserved_pid = NULL, reserved_host = NULL -- any worker may run a retry
        WHERE id = ? AND status IN ('failed', 'cancelled', 'retrying')`,
     ),
     failedIds: p<{ group: string | null; kind: string | null }, { id: number }>(

@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
+import { defineHandler } from '../../electron/core/handlers/registry.ts';
+import { z } from 'zod';
+import { tempDir, testEngine, waitFor } from '../helpers.ts';
+
+// A private worker (`semaforo run`) runs its own task in its own process: nobody else may take it.
+describe('tasks reserved for a private worker', () => {
+  const ranBy: string[] = [];
+  const probe = (who: string) =>
+    defineHandler({
+      kind: 'probe',
+      description: 'records which worker ran it',
+      payload: z.object({}),
+      run: async () => {
+        ranBy.push(who);
+      },
+    });
+
+  it('are claimed only by the worker that reserved them, and that worker claims nothing else', async () => {
+    ranBy.length = 0;
+    const file = path.join(tempDir(), 'q.db');
+    const shared = testEngine({ file, handlers: [probe('shared')] });
+    const runner = testEngine({ file, handlers: [probe('private')], privateWorker: true });
+    shared.updateSettings({ globalConcurrency: 10 });
+    const mine = runner.enqueue({ kind: 'probe', payload: {} }).task;
+    expect(mine.reservedFor).toMatch(/@/);
+    const other = shared.enqueue({ kind: 'probe', payload: {} }).task;
+
+    shared.start();
+    await waitFor(() => shared.getTask(other.id).status === 'done', 'the shared task');
+    await shared.stop();
+    expect(shared.getTask(mine.id).status).toBe('pending');
+
+    runner.start();
+    await waitFor(() => runner.getTask(mine.id).status === 'done', 'the reserved task');
+    expect(ranBy).toEqual(['shared', 'private']);
+  });
+
+  it('are cancelled, not left pending forever, when the reserving process is gone', () => {
+    const store = new SqliteTaskStore(path.join(tempDir(), 'q.db'));
+    try {
+      const [r] = store.enqueue(
+        [
+          {
+            kind: 'sleep',
+            name: 'nightly',
+            group: 'default',
+            priority: 5,
+            payload: '{"ms":0}',
+            maxAttempts: 3,
+            runAt: 0,
+            timeout: null,
+            unique: null,
+            reservedFor: { id: 'run@host:999999:ab', pid: 999_999, host: 'host' },
+          },
+        ],
+        1,
+      );
+      const ids = store.reclaimLost(2, (o) => o.pid === 999_999);
+      expect(ids).toEqual([r!.task.id]);
+      const t = store.getTask(r!.task.id)!;
+      expect(t.status).toBe('cancelled');
+      expect(t.error).toMatch(/semaforo run process .*pid 999999.* ended/);
+    } finally {
+      store.close();
+    }
+  });
+});
