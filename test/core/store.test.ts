@@ -20,7 +20,10 @@ describe('enqueue validation', () => {
   it.each([
     [{ kind: 'sleep', payload: { ms: 'soon' } }, /^payload\.ms: /],
     [{ kind: 'sleep', priority: -1, payload: { ms: 0 } }, /^priority: must be an integer from 0 to 9/],
-    [{ kind: 'nope', payload: {} }, /^kind: unknown kind "nope"; known kinds: sleep/],
+    [
+      { kind: 'nope', payload: {} },
+      /^kind: unknown kind "nope"; known kinds: http, shell, sleep, sqlite-backup/,
+    ],
     [
       { kind: 'sleep', payload: { ms: 0, blob: 'x'.repeat(300_000) } },
       /^payload: is \d+ bytes as JSON; the limit is 262144/,

@@ -1,0 +1,176 @@
+/** Operator actions: retry, cancel, delete, pause/resume, purge, group limits, queue settings. */
+import { Command } from 'commander';
+import { formatDuration, formatRate, parseRate } from '../../../shared/durations.ts';
+import { ValidationError } from '../../../shared/errors.ts';
+import type { CliContext } from '../context.ts';
+import { groupTable } from '../format.ts';
+import { duration } from '../task-options.ts';
+
+function ids(list: readonly string[]): number[] {
+  return list.map((s, i) => {
+    if (!/^\d+$/.test(s))
+      throw new ValidationError([{ path: `id[${i}]`, message: `"${s}" is not a task id` }]);
+    return Number(s);
+  });
+}
+
+const listed = (n: number[]) => (n.length > 8 ? `${n.slice(0, 8).join(', ')}, …` : n.join(', '));
+
+export function retryCommand(ctx: CliContext): Command {
+  const cmd = new Command('retry')
+    .description('send tasks back to the queue with fresh attempts: the given ids, or every failed one')
+    .argument('[id...]', 'task ids')
+    .option('--failed', 'retry every failed task (optionally only of --group / --kind)')
+    .option('-g, --group <group>', 'with --failed: only this group')
+    .option('-k, --kind <kind>', 'with --failed: only this kind');
+  return cmd.action((list: string[], opts: { failed?: boolean; group?: string; kind?: string }) => {
+    if (!opts.failed && list.length === 0)
+      throw new ValidationError([
+        { path: 'id', message: 'give task ids, or --failed to retry every failed task' },
+      ]);
+    if (opts.failed && list.length > 0)
+      throw new ValidationError([{ path: '--failed', message: 'give either ids or --failed, not both' }]);
+    if (!opts.failed && (opts.group || opts.kind))
+      throw new ValidationError([{ path: '--group', message: '--group and --kind go with --failed' }]);
+    const engine = ctx.engine(cmd);
+    const filter: Record<string, string> = {};
+    if (opts.group) filter.group = opts.group;
+    if (opts.kind) filter.kind = opts.kind;
+    const retried = opts.failed ? engine.retryFailed(filter) : engine.retry(ids(list));
+    ctx.print(cmd, { ids: retried }, () =>
+      retried.length ? `retried ${retried.length} task(s): ${listed(retried)}` : 'nothing to retry',
+    );
+  });
+}
+
+export function cancelCommand(ctx: CliContext): Command {
+  const cmd = new Command('cancel')
+    .description('cancel tasks: waiting ones at once, running ones are stopped by their worker')
+    .argument('<id...>', 'task ids');
+  return cmd.action((list: string[]) => {
+    const out = ctx.engine(cmd).cancel(ids(list));
+    ctx.print(cmd, out, () => {
+      const lines: string[] = [];
+      if (out.cancelled.length) lines.push(`cancelled ${listed(out.cancelled)}`);
+      if (out.requested.length) lines.push(`asked the workers running ${listed(out.requested)} to stop them`);
+      return lines.join('\n') || 'nothing to cancel (those tasks have ended)';
+    });
+  });
+}
+
+export function deleteCommand(ctx: CliContext): Command {
+  const cmd = new Command('delete')
+    .description('delete tasks and their history (running tasks must be cancelled first)')
+    .argument('<id...>', 'task ids');
+  return cmd.action((list: string[]) => {
+    const removed = ctx.engine(cmd).remove(ids(list));
+    ctx.print(cmd, { ids: removed }, () =>
+      removed.length ? `deleted ${listed(removed)}` : 'nothing deleted',
+    );
+  });
+}
+
+export function pauseCommands(ctx: CliContext): Command[] {
+  return (['pause', 'resume'] as const).map((verb) => {
+    const cmd = new Command(verb)
+      .description(
+        verb === 'pause'
+          ? 'stop starting tasks, in the whole queue or one group (running tasks finish)'
+          : 'start tasks again, in the whole queue or one group',
+      )
+      .argument('[group]', 'only this group');
+    return cmd.action((group: string | undefined) => {
+      const engine = ctx.engine(cmd);
+      engine[verb](group);
+      ctx.print(
+        cmd,
+        { paused: verb === 'pause', group: group ?? null },
+        () => `${group ? `group ${group}` : 'queue'} ${verb === 'pause' ? 'paused' : 'resumed'}`,
+      );
+    });
+  });
+}
+
+export function purgeCommand(ctx: CliContext): Command {
+  const cmd = new Command('purge')
+    .description('delete finished tasks (done, failed, cancelled) that ended long enough ago')
+    .option('--older-than <dur>', 'age to keep, e.g. 30d, 12h (default: the retention setting)');
+  return cmd.action((opts: { olderThan?: string }) => {
+    const engine = ctx.engine(cmd);
+    const count = engine.purge(duration('--older-than', opts.olderThan));
+    ctx.print(cmd, { count }, () => `purged ${count} finished task(s)`);
+  });
+}
+
+function limitOption(name: string, text: string | undefined, none: null): number | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'none') return none;
+  if (!/^\d+$/.test(text))
+    throw new ValidationError([{ path: name, message: `"${text}" is not a whole number or none` }]);
+  return Number(text);
+}
+
+export function groupCommand(ctx: CliContext): Command {
+  const group = new Command('group').description('per-group limits: concurrency and rate');
+  const set = new Command('set')
+    .description("set a group's limits (the group is created if new)")
+    .argument('<group>', 'group name')
+    .option('-c, --concurrency <n>', 'at most this many running at once across every worker, or none')
+    .option('-r, --rate <N/PERIOD>', 'at most N starts per period: 10/min, 5/s, 30/15m, or none')
+    .addHelpText('after', '\nExample:\n  semaforo group set vendor --concurrency 1 --rate 5/s');
+  set.action((name: string, opts: { concurrency?: string; rate?: string }) => {
+    const update: Record<string, unknown> = {};
+    const c = limitOption('--concurrency', opts.concurrency, null);
+    if (c !== undefined) update.concurrency = c;
+    if (opts.rate !== undefined) {
+      try {
+        update.rate = parseRate(opts.rate);
+      } catch (err) {
+        throw new ValidationError([{ path: '--rate', message: (err as Error).message }]);
+      }
+    }
+    if (Object.keys(update).length === 0)
+      throw new ValidationError([{ path: '--concurrency', message: 'give --concurrency and/or --rate' }]);
+    const g = ctx.engine(set).updateGroup(name, update);
+    ctx.print(
+      set,
+      g,
+      () => `group ${g.name}: concurrency ${g.concurrency ?? 'none'}, rate ${formatRate(g.rate)}`,
+    );
+  });
+  const list = new Command('list').description('every group with its limits and load');
+  list.action(() => {
+    const groups = ctx.engine(list).stats(0).groups;
+    ctx.print(list, groups, () => groupTable(groups));
+  });
+  return group.addCommand(set).addCommand(list);
+}
+
+export function settingsCommand(ctx: CliContext): Command {
+  const cmd = new Command('settings')
+    .description('show or change the queue-wide settings')
+    .option('-c, --concurrency <n>', 'global limit: tasks running at once across every worker')
+    .option('--retention <dur>', 'purge finished tasks after this long (whole days, e.g. 30d; 0 keeps them)');
+  return cmd.action((opts: { concurrency?: string; retention?: string }) => {
+    const engine = ctx.engine(cmd);
+    const update: Record<string, unknown> = {};
+    const c = limitOption('--concurrency', opts.concurrency, null);
+    if (c === null)
+      throw new ValidationError([{ path: '--concurrency', message: 'the global limit cannot be none' }]);
+    if (c !== undefined) update.globalConcurrency = c;
+    const r = duration('--retention', opts.retention);
+    if (r !== undefined) {
+      if (r % 86_400_000 !== 0)
+        throw new ValidationError([{ path: '--retention', message: 'must be whole days, e.g. 30d' }]);
+      update.retentionDays = r / 86_400_000;
+    }
+    const s = Object.keys(update).length ? engine.updateSettings(update) : engine.stats(0).settings;
+    ctx.print(cmd, s, () =>
+      [
+        `global concurrency  ${s.globalConcurrency}`,
+        `queue               ${s.paused ? 'paused' : 'running'}`,
+        `retention           ${s.retentionDays ? formatDuration(s.retentionDays * 86_400_000) : 'keep forever'}`,
+      ].join('\n'),
+    );
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * `semaforo run -- CMD ARGS`: the cron-line wrapper. The command waits for the queue to let it
+ * through (every limit, across every process on the file), then runs HERE with the caller's
+ * terminal, its outcome is recorded in the queue, and its exit code becomes ours.
+ */
+import os from 'node:os';
+import { Command } from 'commander';
+import { FINISHED_STATUSES, type Task } from '../../../shared/domain.ts';
+import { ValidationError } from '../../../shared/errors.ts';
+import type { Engine } from '../../core/engine.ts';
+import { createShellHandler } from '../../core/handlers/shell.ts';
+import { defineHandler } from '../../core/handlers/registry.ts';
+import type { CliContext } from '../context.ts';
+import { addTaskOptions, taskSpecFrom, type TaskOptions } from '../task-options.ts';
+
+/** Exit codes when the command did not give one, following shell conventions. */
+export const RUN_EXIT = { failed: 1, timeout: 124, notFound: 127, cancelled: 130 } as const;
+
+function signalExit(signal: NodeJS.Signals): number {
+  return 128 + (os.constants.signals[signal] ?? 0);
+}
+
+export function runCommand(ctx: CliContext): Command {
+  const cmd = new Command('run')
+    .description("run a command under the queue's limits, here, with this terminal; exit with its code")
+    .argument('<command...>', 'after --: the command and its arguments')
+    .option('-q, --quiet', 'no "waiting for the queue" message');
+  addTaskOptions(cmd, { kind: false }).addHelpText(
+    'after',
+    `
+The task waits like any other (priority, group and global limits, rate budget), whether or not a
+dispatcher runs elsewhere, and only this process runs it. --max-attempts defaults to 1 here.
+Exit code: the command's own; ${RUN_EXIT.timeout} on --timeout, ${RUN_EXIT.notFound} if it cannot be found,
+${RUN_EXIT.cancelled} if cancelled, 0 without running when --unique names a task still queued.
+
+Example (crontab):
+  */5 * * * * npx semaforo run --group vendor --timeout 10m -- ./scrape.sh`,
+  );
+  return cmd.action(async (command: string[], opts: TaskOptions & { quiet?: boolean }) => {
+    const io = ctx.ioHandle;
+    if (command.length === 0)
+      throw new ValidationError([{ path: 'command', message: 'give the command to run after --' }]);
+    const spec = taskSpecFrom(opts, command, 'shell') as Record<string, unknown>;
+    spec.maxAttempts ??= 1;
+
+    let lastExit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    const shell = createShellHandler({
+      inheritStdio: true,
+      onExit: (code, signal) => {
+        lastExit = { code, signal };
+      },
+    });
+    const engine = ctx.engine(cmd, {
+      privateWorker: true,
+      workerLabel: 'run',
+      handlers: [defineHandler(shell)],
+    });
+    const { task, created } = engine.enqueue(spec);
+    if (!created) {
+      io.err(
+        `semaforo run: task ${task.id} with unique key "${task.unique}" is still ${task.status}; not running again\n`,
+      );
+      return;
+    }
+
+    let cancelled = false;
+    const offSignal = io.onSignal(() => {
+      if (cancelled) return;
+      cancelled = true;
+      engine.cancel([task.id]);
+    });
+    const waitNote = opts.quiet
+      ? undefined
+      : setTimeout(() => {
+          const t = engine.getTask(task.id);
+          if (t.status === 'pending' || t.status === 'retrying')
+            io.err(`semaforo run: ${waitingWhy(engine, t)}\n`);
+        }, 1000);
+    let final: Task;
+    try {
+      engine.start();
+      final = await finished(engine, task.id);
+    } finally {
+      clearTimeout(waitNote);
+      offSignal();
+    }
+    await engine.stop(0);
+    ctx.exitCode = exitCodeOf(final, lastExit);
+  });
+}
+
+function finished(engine: Engine, id: number): Promise<Task> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const t = engine.getTask(id);
+      if (!(FINISHED_STATUSES as readonly string[]).includes(t.status)) return;
+      off();
+      clearInterval(timer);
+      resolve(t);
+    };
+    // Our own dispatcher changes the task, so its events are enough; the timer covers an
+    // operator cancelling or deleting it from another process.
+    const off = engine.onChange(check);
+    const timer = setInterval(check, 250);
+  });
+}
+
+function waitingWhy(engine: Engine, t: Task): string {
+  const s = engine.stats(0);
+  const g = s.groups.find((x) => x.name === t.group);
+  if (s.settings.paused) return 'waiting: the queue is paused (semaforo resume)';
+  if (g?.paused) return `waiting: group ${t.group} is paused (semaforo resume ${t.group})`;
+  const running = s.counts.running;
+  const parts = [`${running} running of the global limit ${s.settings.globalConcurrency}`];
+  if (g?.concurrency != null) parts.push(`group ${t.group}: ${g.counts.running} of ${g.concurrency}`);
+  if (g?.rate) parts.push(`rate ${g.rateUsed}/${g.rate.limit} used`);
+  return `waiting for the queue to let task ${t.id} through (${parts.join('; ')})`;
+}
+
+function exitCodeOf(
+  t: Task,
+  lastExit: { code: number | null; signal: NodeJS.Signals | null } | null,
+): number {
+  if (t.status === 'done') return 0;
+  if (t.status === 'cancelled') return RUN_EXIT.cancelled;
+  if (/timed out/.test(t.error ?? '')) return RUN_EXIT.timeout;
+  if (lastExit !== null) {
+    if (lastExit.code !== null && lastExit.code !== 0) return lastExit.code;
+    if (lastExit.signal) return signalExit(lastExit.signal);
+  }
+  if (/command not found|cannot run/.test(t.error ?? '')) return RUN_EXIT.notFound;
+  return RUN_EXIT.failed;
+}

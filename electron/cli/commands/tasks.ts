@@ -1,0 +1,188 @@
+/** Commands that put tasks in and read them out: enqueue, list, show, stats, kinds. */
+import { Command, Option } from 'commander';
+import { TASK_STATUSES, type TaskStatus } from '../../../shared/domain.ts';
+import { ValidationError } from '../../../shared/errors.ts';
+import { LIMITS, SORT_FIELDS } from '../../../shared/schemas.ts';
+import type { CliContext } from '../context.ts';
+import { statsText, taskDetail, taskTable } from '../format.ts';
+import { progressLine } from '../io.ts';
+import { addTaskOptions, taskSpecFrom, type TaskOptions } from '../task-options.ts';
+import { readLines } from '../read-lines.ts';
+import { loadKinds } from '../kinds.ts';
+
+export function enqueueCommand(ctx: CliContext): Command {
+  const cmd = new Command('enqueue')
+    .description('add a task to the queue and print its id (with --json, the task)')
+    .argument('[command...]', 'after --: a command and its arguments, enqueued as a shell task')
+    .option('--stdin', 'read newline-delimited JSON task specs from stdin; enqueue all in one transaction');
+  addTaskOptions(cmd).addHelpText(
+    'after',
+    `
+Examples:
+  semaforo enqueue --group vendor -- curl -fsS https://api.example.com/report
+  semaforo enqueue --kind http --payload '{"method":"POST","url":"https://example.com/hook"}'
+  semaforo enqueue --kind sleep --payload '{"ms":1000}' --delay 5m
+  cat specs.ndjson | semaforo enqueue --stdin     # {"kind":"shell","payload":{"command":"backup.sh"}} per line`,
+  );
+  return cmd.action(async (command: string[], opts: TaskOptions & { stdin?: boolean }) => {
+    const engine = await openWithKinds(ctx, cmd);
+    if (opts.stdin) {
+      if (command.length > 0)
+        throw new ValidationError([{ path: '--stdin', message: 'cannot be combined with a command' }]);
+      const specs = await readSpecs(ctx);
+      const results = engine.enqueueMany(specs);
+      ctx.print(
+        cmd,
+        results.map((r) => r.task),
+        () => results.map((r) => `${r.task.id}${r.created ? '' : ' (existing: unique key held)'}`).join('\n'),
+      );
+      return;
+    }
+    const r = engine.enqueue(taskSpecFrom(opts, command));
+    ctx.print(
+      cmd,
+      r.task,
+      () => `${r.task.id}${r.created ? '' : ' (existing task: its unique key is held)'}`,
+    );
+  });
+}
+
+async function readSpecs(ctx: CliContext): Promise<unknown[]> {
+  const io = ctx.ioHandle;
+  const progress = progressLine(io);
+  const specs: unknown[] = [];
+  let lineNo = 0;
+  for await (const line of readLines(io.stdin)) {
+    lineNo++;
+    if (line.trim() === '') continue;
+    if (specs.length >= LIMITS.batch)
+      throw new ValidationError([
+        { path: 'stdin', message: `holds more than ${LIMITS.batch} tasks; split it` },
+      ]);
+    try {
+      specs.push(JSON.parse(line));
+    } catch (err) {
+      throw new ValidationError([
+        { path: `stdin line ${lineNo}`, message: `is not JSON (${(err as Error).message})` },
+      ]);
+    }
+    if (specs.length % 1000 === 0) progress.update(`read ${specs.length} task specs…`);
+  }
+  progress.done();
+  if (specs.length === 0) throw new ValidationError([{ path: 'stdin', message: 'holds no task specs' }]);
+  return specs;
+}
+
+/** Opens the engine with the user's kinds loaded too, so their payloads validate at enqueue. */
+async function openWithKinds(ctx: CliContext, cmd: Command) {
+  const { handlers } = await loadKinds(ctx, cmd);
+  return ctx.engine(cmd, { userHandlers: handlers });
+}
+
+function statusList(text: string | undefined): TaskStatus[] | undefined {
+  if (text === undefined) return undefined;
+  const list = text.split(',').map((s) => s.trim());
+  for (const s of list) {
+    if (!(TASK_STATUSES as readonly string[]).includes(s))
+      throw new ValidationError([
+        { path: '--status', message: `"${s}" is not a status; use ${TASK_STATUSES.join(', ')}` },
+      ]);
+  }
+  return list as TaskStatus[];
+}
+
+function intOption(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text))
+    throw new ValidationError([{ path: name, message: `"${text}" is not a whole number` }]);
+  return Number(text);
+}
+
+export function listCommand(ctx: CliContext): Command {
+  const cmd = new Command('list')
+    .description('list tasks, newest first')
+    .option('-s, --status <status>', `only these statuses, comma-separated (${TASK_STATUSES.join(', ')})`)
+    .option('-g, --group <group>', 'only this group')
+    .option('-k, --kind <kind>', 'only this kind')
+    .option('--search <text>', 'name contains this text (case-insensitive)')
+    .addOption(new Option('--sort <field>', 'sort by').choices(SORT_FIELDS).default('createdAt'))
+    .addOption(new Option('--order <order>', 'sort order').choices(['asc', 'desc']).default('desc'))
+    .option('-l, --limit <n>', 'at most this many (1-1000)', '50')
+    .option('--offset <n>', 'skip this many', '0');
+  return cmd.action(
+    (opts: {
+      status?: string;
+      group?: string;
+      kind?: string;
+      search?: string;
+      sort: string;
+      order: string;
+      limit: string;
+      offset: string;
+    }) => {
+      const engine = ctx.engine(cmd);
+      const query: Record<string, unknown> = {
+        sort: opts.sort,
+        order: opts.order,
+        limit: intOption('--limit', opts.limit),
+        offset: intOption('--offset', opts.offset),
+      };
+      const status = statusList(opts.status);
+      if (status) query.status = status;
+      if (opts.group !== undefined) query.group = opts.group;
+      if (opts.kind !== undefined) query.kind = opts.kind;
+      if (opts.search !== undefined) query.search = opts.search;
+      const page = engine.listTasks(query);
+      const now = Date.now();
+      ctx.print(cmd, page.tasks, () => {
+        const shown = page.tasks.length;
+        const footer =
+          page.total > shown ? `\n${shown} of ${page.total} shown (use --limit/--offset for more)` : '';
+        return taskTable(page.tasks, now) + footer;
+      });
+    },
+  );
+}
+
+export function showCommand(ctx: CliContext): Command {
+  const cmd = new Command('show')
+    .description('one task with its whole history (attempts, errors, output)')
+    .argument('<id>', 'task id');
+  return cmd.action((id: string) => {
+    const engine = ctx.engine(cmd);
+    const task = engine.getTask(intOption('id', id));
+    ctx.print(cmd, task, () => taskDetail(task, Date.now()));
+  });
+}
+
+export function statsCommand(ctx: CliContext): Command {
+  const cmd = new Command('stats')
+    .description('counts per status and per group, limits, recent failures')
+    .option('--failures <n>', 'how many recent failures to list', '5');
+  return cmd.action((opts: { failures: string }) => {
+    const engine = ctx.engine(cmd);
+    const s = engine.stats(intOption('--failures', opts.failures));
+    ctx.print(
+      cmd,
+      { counts: s.counts, settings: s.settings, groups: s.groups, recentFailures: s.recentFailures },
+      () => statsText(s, Date.now()),
+    );
+  });
+}
+
+export function kindsCommand(ctx: CliContext): Command {
+  const cmd = new Command('kinds').description('the task kinds a worker here can run, built-in and your own');
+  return cmd.action(async () => {
+    const { handlers, errors, dir } = await loadKinds(ctx, cmd);
+    const engine = ctx.engine(cmd, { userHandlers: handlers });
+    const kinds = engine.registry.list();
+    ctx.print(cmd, { kinds, handlersDir: dir, loadErrors: errors }, () => {
+      const lines = kinds.map(
+        (k) => `${k.kind.padEnd(16)} ${k.source === 'user' ? '(yours) ' : ''}${k.description}`,
+      );
+      lines.push('', `Your kinds are loaded from ${dir}`);
+      for (const e of errors) lines.push(`  could not load ${e.file}: ${e.message}`);
+      return lines.join('\n');
+    });
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * What every command shares: the global options, opening the engine on the right file, and
+ * printing either JSON (`--json`) or human text.
+ */
+import type { Command } from 'commander';
+import { createEngine, type Engine, type EngineOptions } from '../core/engine.ts';
+import { stderrLogger } from '../core/logger.ts';
+import { defaultDbPath } from '../core/paths.ts';
+import type { CliIo } from './io.ts';
+
+export interface GlobalOptions {
+  db?: string;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+export class CliContext {
+  /** the process exit code once the command ends */
+  exitCode = 0;
+  private readonly io: CliIo;
+  private readonly engines: Engine[] = [];
+
+  constructor(io: CliIo) {
+    this.io = io;
+  }
+
+  get ioHandle(): CliIo {
+    return this.io;
+  }
+
+  globals(cmd: Command): GlobalOptions {
+    return cmd.optsWithGlobals<GlobalOptions>();
+  }
+
+  dbPath(cmd: Command): string {
+    return this.globals(cmd).db ?? defaultDbPath(this.io.env);
+  }
+
+  /** Opens the queue; closed when the command ends. */
+  engine(cmd: Command, options: Partial<EngineOptions> = {}): Engine {
+    const engine = createEngine({
+      file: this.dbPath(cmd),
+      logger: stderrLogger(this.globals(cmd).verbose === true),
+      ...options,
+    });
+    this.engines.push(engine);
+    return engine;
+  }
+
+  /** `--json`: the value as JSON; otherwise the human text. */
+  print(cmd: Command, value: unknown, human: () => string): void {
+    if (this.globals(cmd).json) this.io.out(`${JSON.stringify(value, null, 2)}\n`);
+    else this.io.out(`${human()}\n`);
+  }
+
+  async closeAll(deadlineMs = 0): Promise<void> {
+    for (const e of this.engines.splice(0)) await e.close(deadlineMs);
+  }
+}

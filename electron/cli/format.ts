@@ -1,0 +1,147 @@
+/**
+ * Human output of the CLI: tables with status symbols and relative times. Machine output is
+ * `--json` and never goes through here.
+ */
+import type { GroupInfo, HistoryEntry, Stats, Task, TaskStatus } from '../../shared/domain.ts';
+import { TASK_STATUSES } from '../../shared/domain.ts';
+import { formatDuration, formatRate } from '../../shared/durations.ts';
+
+export const STATUS_SYMBOL: Record<TaskStatus, string> = {
+  pending: '○',
+  running: '▶',
+  retrying: '↻',
+  done: '✓',
+  failed: '✗',
+  cancelled: '⊘',
+};
+
+/** `3m ago`, `in 20s`, `just now`; '-' for none. */
+export function relativeTime(at: number | null, now: number): string {
+  if (at === null) return '-';
+  const d = at - now;
+  if (Math.abs(d) < 1000) return 'just now';
+  return d > 0 ? `in ${formatDuration(d)}` : `${formatDuration(-d)} ago`;
+}
+
+/** Left-aligned columns, padded to the widest cell; the last column is not padded. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i]! - width(c))))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+// Good enough for the symbols and Latin text the CLI prints (no wide CJK handling needed here).
+function width(s: string): number {
+  return [...s].length;
+}
+
+function oneLine(s: string | null, max = 60): string {
+  if (!s) return '';
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function taskTable(tasks: readonly Task[], now: number): string {
+  if (tasks.length === 0) return 'No tasks match.';
+  return table(
+    ['ID', 'STATUS', 'KIND', 'GROUP', 'PRI', 'TRIES', 'NAME', 'WHEN', 'ERROR'],
+    tasks.map((t) => [
+      String(t.id),
+      `${STATUS_SYMBOL[t.status]} ${t.status}`,
+      t.kind,
+      t.group,
+      String(t.priority),
+      `${t.attempts}/${t.maxAttempts}`,
+      oneLine(t.name, 32),
+      whenOf(t, now),
+      oneLine(t.error, 50),
+    ]),
+  );
+}
+
+function whenOf(t: Task, now: number): string {
+  if (t.status === 'running') return `started ${relativeTime(t.startedAt, now)}`;
+  if (t.status === 'pending' || t.status === 'retrying')
+    return t.runAt > now ? `runs ${relativeTime(t.runAt, now)}` : `queued ${relativeTime(t.createdAt, now)}`;
+  return `ended ${relativeTime(t.finishedAt, now)}`;
+}
+
+export function taskDetail(t: Task & { history: HistoryEntry[] }, now: number): string {
+  const lines = [
+    `Task ${t.id}  ${STATUS_SYMBOL[t.status]} ${t.status}${t.cancelRequested ? ' (cancel requested)' : ''}`,
+    `  name       ${t.name}`,
+    `  kind       ${t.kind}`,
+    `  group      ${t.group}`,
+    `  priority   ${t.priority}`,
+    `  attempts   ${t.attempts} of ${t.maxAttempts}${t.retryAfterCount ? ` (+${t.retryAfterCount} Retry-After reschedules)` : ''}`,
+    `  created    ${iso(t.createdAt)} (${relativeTime(t.createdAt, now)})`,
+    `  run at     ${iso(t.runAt)} (${relativeTime(t.runAt, now)})`,
+  ];
+  if (t.timeout !== null) lines.push(`  timeout    ${formatDuration(t.timeout)}`);
+  if (t.unique) lines.push(`  unique     ${t.unique}`);
+  if (t.startedAt) lines.push(`  started    ${iso(t.startedAt)} (${relativeTime(t.startedAt, now)})`);
+  if (t.finishedAt) lines.push(`  finished   ${iso(t.finishedAt)} (${relativeTime(t.finishedAt, now)})`);
+  if (t.leaseOwner) lines.push(`  worker     ${t.leaseOwner}`);
+  if (t.reservedFor) lines.push(`  held for   ${t.reservedFor}`);
+  if (t.progress !== null && t.status === 'running')
+    lines.push(`  progress   ${Math.round(t.progress * 100)}%`);
+  lines.push(`  payload    ${JSON.stringify(t.payload)}`);
+  if (t.result !== null) lines.push(`  result     ${JSON.stringify(t.result)}`);
+  if (t.error) lines.push(`  error      ${t.error}`);
+  if (t.history.length) {
+    lines.push('', 'History:');
+    for (const h of t.history) {
+      const took = h.endedAt !== null ? ` (${formatDuration(h.endedAt - h.startedAt)})` : '';
+      const what = h.type === 'attempt' ? `attempt ${h.attempt}` : 'action';
+      lines.push(`  ${iso(h.startedAt)}  ${what}: ${h.outcome}${took}${h.worker ? `  on ${h.worker}` : ''}`);
+      if (h.error) lines.push(`      error: ${h.error}`);
+      if (h.output) for (const l of h.output.trimEnd().split('\n').slice(-20)) lines.push(`      | ${l}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function groupTable(groups: readonly GroupInfo[]): string {
+  if (groups.length === 0) return 'No groups yet (a group appears with its first task or `group set`).';
+  return table(
+    ['GROUP', 'CONCURRENCY', 'RATE', 'STATE', 'RUNNING', 'PENDING', 'RETRYING', 'FAILED', 'DONE'],
+    groups.map((g) => [
+      g.name,
+      g.concurrency === null ? '-' : String(g.concurrency),
+      g.rate ? `${formatRate(g.rate)} (${g.rateUsed} used)` : 'none',
+      g.paused ? 'paused' : g.blockedUntil !== null && g.blockedUntil > Date.now() ? 'backing off' : 'open',
+      String(g.counts.running),
+      String(g.counts.pending),
+      String(g.counts.retrying),
+      String(g.counts.failed),
+      String(g.counts.done),
+    ]),
+  );
+}
+
+export function statsText(s: Stats, now: number): string {
+  const counts = TASK_STATUSES.map((st) => `${STATUS_SYMBOL[st]} ${st} ${s.counts[st]}`).join('   ');
+  const state = s.settings.paused ? 'PAUSED' : 'running';
+  const lines = [
+    `Queue ${state}, global limit ${s.settings.globalConcurrency}, retention ${s.settings.retentionDays} days`,
+    counts,
+    '',
+    groupTable(s.groups),
+  ];
+  if (s.recentFailures.length) {
+    lines.push('', 'Recent failures:');
+    for (const t of s.recentFailures)
+      lines.push(
+        `  ${t.id}  ${t.name} [${t.group}]  ${relativeTime(t.finishedAt, now)}: ${oneLine(t.error, 70)}`,
+      );
+  }
+  return lines.join('\n');
+}

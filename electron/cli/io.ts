@@ -1,0 +1,54 @@
+/**
+ * What a CLI command may touch of the outside world, passed in so commands can be driven in
+ * tests and so nothing reads `process` at import time.
+ */
+import type { Readable } from 'node:stream';
+
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  stdin: Readable;
+  env: NodeJS.ProcessEnv;
+  /** stderr is a terminal: show progress lines */
+  interactive: boolean;
+  /** install a handler for SIGINT/SIGTERM; returns a function that removes it */
+  onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
+}
+
+export function processIo(): CliIo {
+  return {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    stdin: process.stdin,
+    env: process.env,
+    interactive: process.stderr.isTTY === true,
+    onSignal: (handler) => {
+      process.on('SIGINT', handler);
+      process.on('SIGTERM', handler);
+      return () => {
+        process.off('SIGINT', handler);
+        process.off('SIGTERM', handler);
+      };
+    },
+  };
+}
+
+/** A one-line progress indicator on a terminal; silent otherwise. */
+export function progressLine(io: CliIo): { update: (text: string) => void; done: () => void } {
+  let shown = false;
+  let last = 0;
+  return {
+    update: (text) => {
+      if (!io.interactive) return;
+      const now = Date.now();
+      if (now - last < 100) return; // a terminal needs no more than ~10 redraws a second
+      last = now;
+      shown = true;
+      io.err(`\r\x1b[2K${text}`);
+    },
+    done: () => {
+      if (shown) io.err('\r\x1b[2K');
+      shown = false;
+    },
+  };
+}

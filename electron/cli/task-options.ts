@@ -1,0 +1,102 @@
+/**
+ * The task options shared by `enqueue`, `run` and `schedule add`, and their translation into a
+ * task spec. The spec is then validated by the engine with the shared schema, so the CLI only
+ * turns text into values here and names the option when it cannot.
+ */
+import { Option, type Command } from 'commander';
+import type { JsonValue } from '../../shared/domain.ts';
+import { parseDuration } from '../../shared/durations.ts';
+import { ValidationError } from '../../shared/errors.ts';
+
+export interface TaskOptions {
+  kind?: string;
+  name?: string;
+  group?: string;
+  priority?: string;
+  maxAttempts?: string;
+  timeout?: string;
+  delay?: string;
+  at?: string;
+  unique?: string;
+  payload?: string;
+  cwd?: string;
+}
+
+export function addTaskOptions(cmd: Command, { kind = true } = {}): Command {
+  if (kind) cmd.option('-k, --kind <kind>', 'which handler runs it (shell when a command follows --)');
+  return cmd
+    .option('-n, --name <name>', 'a label shown in lists (default: the command or the kind)')
+    .option('-g, --group <group>', 'the group whose limits apply', 'default')
+    .option('-p, --priority <0-9>', '0 runs first', '5')
+    .option('--max-attempts <n>', 'attempts before the task fails for good')
+    .option('--timeout <dur>', 'abort an attempt after this long (500ms, 30s, 5m, 2h)')
+    .addOption(new Option('--delay <dur>', 'start no sooner than this from now').conflicts('at'))
+    .option('--at <iso8601>', 'start no sooner than this time, e.g. 2026-12-03T03:47:00Z')
+    .option('--unique <key>', 'enqueue nothing if a task with this key is not finished yet')
+    .option('--payload <json>', 'the payload as JSON (merged under the command for shell)')
+    .option('--cwd <dir>', 'working directory of a shell command');
+}
+
+function bad(option: string, message: string): never {
+  throw new ValidationError([{ path: option, message }]);
+}
+
+function int(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^-?\d+$/.test(text.trim())) bad(option, `"${text}" is not a whole number`);
+  return Number(text);
+}
+
+export function duration(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === null) bad(option, `"${text}" is not a duration; use forms like 500ms, 30s, 5m, 2h`);
+  return ms;
+}
+
+function payloadOf(text: string | undefined): Record<string, JsonValue> {
+  if (text === undefined) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    bad('--payload', `is not valid JSON (${(err as Error).message})`);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) bad('--payload', 'must be a JSON object');
+  return v as Record<string, JsonValue>;
+}
+
+/** Builds a task spec from the options and the words after `--` (a shell command). */
+export function taskSpecFrom(opts: TaskOptions, command: readonly string[], forcedKind?: string): unknown {
+  const kind = forcedKind ?? opts.kind ?? (command.length > 0 ? 'shell' : undefined);
+  if (!kind) bad('--kind', 'give --kind KIND, or a command after -- to run it as a shell task');
+  const payload = payloadOf(opts.payload);
+  if (command.length > 0) {
+    if (kind !== 'shell') bad('--kind', `a command after -- makes a shell task, not "${kind}"`);
+    payload.command = command[0]!;
+    payload.args = command.slice(1);
+  }
+  if (opts.cwd !== undefined) {
+    if (kind !== 'shell') bad('--cwd', 'applies to shell tasks only');
+    payload.cwd = opts.cwd;
+  }
+  const spec: Record<string, unknown> = { kind, payload };
+  if (opts.name !== undefined) spec.name = opts.name;
+  else if (command.length > 0) spec.name = command.join(' ').slice(0, 200);
+  if (opts.group !== undefined) spec.group = opts.group;
+  const put = (key: string, value: unknown) => {
+    if (value !== undefined) spec[key] = value;
+  };
+  put('priority', int('--priority', opts.priority));
+  put('maxAttempts', int('--max-attempts', opts.maxAttempts));
+  put('timeout', duration('--timeout', opts.timeout));
+  put('delay', duration('--delay', opts.delay));
+  if (opts.at !== undefined) {
+    const t = Date.parse(opts.at);
+    if (Number.isNaN(t) || !/[zZ]|[+-]\d\d:?\d\d$/.test(opts.at))
+      bad('--at', `"${opts.at}" is not an ISO 8601 time with a zone, e.g. 2026-12-03T03:47:00Z`);
+    spec.runAt = t;
+  }
+  put('unique', opts.unique);
+  return spec;
+}

@@ -1,0 +1,246 @@
+/**
+ * The `shell` kind: runs one of the user's commands as the user. No shell unless asked, so
+ * arguments reach the program exactly as given; output goes to the attempt's history; a timeout
+ * or cancel ends the whole process tree, not just the first process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { z } from 'zod';
+import type { JsonValue } from '../../../shared/domain.ts';
+import { PermanentError } from '../errors.ts';
+import { killTree, spawnsOwnGroup } from './process-tree.ts';
+import type { Handler, HandlerContext } from './registry.ts';
+
+const text = (what: string) =>
+  z
+    .string({ error: `must be a string (${what})` })
+    .refine((s) => !s.includes('\0'), { error: 'must not contain NUL characters' });
+
+const shellPayload = z.strictObject({
+  command: text('the program to run')
+    .refine((s) => s.length > 0, { error: 'must not be empty' })
+    .refine((s) => s.length <= 4096, { error: 'must be at most 4096 characters' }),
+  args: z
+    .array(text('one argument'), { error: 'must be an array of strings' })
+    .max(10_000, { error: 'must hold at most 10000 arguments' })
+    .optional(),
+  cwd: text('a folder').optional(),
+  /** added to (and overriding) the worker's own environment */
+  env: z
+    .record(
+      z.string().regex(/^[^=\0]+$/, { error: 'environment variable names must be non-empty and have no =' }),
+      text('the variable value'),
+      { error: 'must be an object of string values' },
+    )
+    .optional(),
+  shell: z.boolean({ error: 'must be true or false' }).optional(),
+});
+
+export type ShellPayload = z.infer<typeof shellPayload>;
+
+export interface ShellOptions {
+  /** how long a process tree gets between SIGTERM and SIGKILL */
+  killGraceMs?: number;
+  /** how long to wait for the output pipes after the command exited (a background child may hold them) */
+  pipeGraceMs?: number;
+  /**
+   * Give the command this process's stdin/stdout/stderr instead of capturing its output
+   * (`semaforo run` in a terminal). Nothing reaches the history then.
+   */
+  inheritStdio?: boolean;
+  /** told how the command ended, e.g. so `semaforo run` can exit with the same code */
+  onExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
+}
+
+const TAIL_CHARS = 2000;
+const LINE_MAX = 500;
+
+/** The last non-blank line of `s`, bounded, for error messages and results. */
+function lastLine(s: string): string | null {
+  const lines = s.split(/\r?\n/);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!.trim();
+    if (line) return line.length > LINE_MAX ? `…${line.slice(-LINE_MAX)}` : line;
+  }
+  return null;
+}
+
+function display(p: ShellPayload): string {
+  const full = [p.command, ...(p.args ?? [])].join(' ');
+  return full.length > 120 ? `${full.slice(0, 120)}…` : full;
+}
+
+/** Why the program could not be started, as the user should read it. */
+function spawnFailure(err: NodeJS.ErrnoException, p: ShellPayload): Error {
+  switch (err.code) {
+    case 'ENOENT':
+      return new PermanentError(`command not found: "${p.command}" (no such file, or not on PATH)`);
+    case 'EACCES':
+      return new PermanentError(`cannot run "${p.command}": permission denied (is it executable?)`);
+    case 'EINVAL':
+      return new PermanentError(
+        `cannot run "${p.command}" directly: ${err.message} (scripts such as .cmd need shell: true)`,
+      );
+    default:
+      // EAGAIN, EMFILE, ENOMEM: the machine is busy; another attempt may work.
+      return new Error(`could not start "${p.command}": ${err.message}`);
+  }
+}
+
+/** Keeps the tail of a stream's text, decoding UTF-8 across chunk boundaries. */
+class StreamText {
+  bytes = 0;
+  tail = '';
+  private readonly decoder = new StringDecoder('utf8');
+  private readonly onText: (s: string) => void;
+  constructor(onText: (s: string) => void) {
+    this.onText = onText;
+  }
+  write(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    this.emit(this.decoder.write(chunk));
+  }
+  end(): void {
+    this.emit(this.decoder.end());
+  }
+  private emit(s: string): void {
+    if (!s) return;
+    this.onText(s);
+    this.tail = (this.tail + s).slice(-TAIL_CHARS);
+  }
+}
+
+interface Ended {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Resolves when the process exited and its pipes closed (or `pipeGraceMs` after it exited). */
+function whenEnded(child: ChildProcess, pipeGraceMs: number): Promise<Ended> {
+  return new Promise((resolve, reject) => {
+    let spawned = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    child.once('spawn', () => (spawned = true));
+    child.on('error', (err) => {
+      if (!spawned) reject(err);
+    });
+    child.once('exit', (code, signal) => {
+      timer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        resolve({ code, signal });
+      }, pipeGraceMs);
+    });
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer);
+      resolve({ code, signal });
+    });
+  });
+}
+
+interface Settings {
+  killGraceMs: number;
+  pipeGraceMs: number;
+  inheritStdio: boolean;
+  onExit: ShellOptions['onExit'];
+}
+
+async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Promise<JsonValue> {
+  ctx.signal.throwIfAborted();
+  if (p.cwd !== undefined && !fs.statSync(p.cwd, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new PermanentError(`cwd "${p.cwd}" is not an existing folder`);
+  }
+  const args = p.args ?? [];
+  // With a shell the command is one command line; Node would join the arguments the same way,
+  // unquoted, but warns about passing them separately.
+  const [file, argv] = p.shell ? [[p.command, ...args].join(' '), []] : [p.command, args];
+  // A command on the user's terminal (`semaforo run` typed by hand) stays in the terminal's
+  // foreground process group: in a group of its own it would be stopped when it reads the
+  // terminal, and Ctrl-C would not reach it. Only then is the tree not ours to kill as a group.
+  const ownGroup = spawnsOwnGroup && !(o.inheritStdio && process.stdin.isTTY === true);
+  let child: ChildProcess;
+  try {
+    child = spawn(file, argv, {
+      cwd: p.cwd,
+      env: p.env ? { ...process.env, ...p.env } : process.env,
+      shell: p.shell === true,
+      detached: ownGroup,
+      stdio: o.inheritStdio ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+  } catch (err) {
+    throw spawnFailure(err as NodeJS.ErrnoException, p);
+  }
+  const stdout = new StreamText(ctx.log);
+  const stderr = new StreamText(ctx.log);
+  child.stdout?.on('data', (b: Buffer) => stdout.write(b));
+  child.stderr?.on('data', (b: Buffer) => stderr.write(b));
+  const ended = whenEnded(child, o.pipeGraceMs);
+
+  let killing: Promise<void> | null = null;
+  const onAbort = () => {
+    if (child.pid === undefined || killing) return;
+    killing = ownGroup ? killTree(child.pid, o.killGraceMs) : killChild(child, o.killGraceMs);
+  };
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  let result: Ended;
+  try {
+    result = await ended;
+  } catch (err) {
+    throw spawnFailure(err as NodeJS.ErrnoException, p);
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+  // Settle only once the whole tree is gone, so a new attempt never overlaps the old one.
+  if (killing) await killing;
+  stdout.end();
+  stderr.end();
+  o.onExit?.(result.code, result.signal);
+  if (ctx.signal.aborted) throw ctx.signal.reason;
+
+  if (result.code === 0) {
+    return {
+      exitCode: 0,
+      stdoutBytes: stdout.bytes,
+      stderrBytes: stderr.bytes,
+      lastLine: lastLine(stdout.tail),
+    };
+  }
+  const why = lastLine(stderr.tail);
+  if (result.code === null) {
+    throw new Error(`"${display(p)}" was killed by ${result.signal ?? 'a signal'}${why ? `: ${why}` : ''}`);
+  }
+  throw new Error(`"${display(p)}" exited with code ${result.code}${why ? `: ${why}` : ''}`);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs` if it is still there. */
+function killChild(child: ChildProcess, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export function createShellHandler(options: ShellOptions = {}): Handler<ShellPayload> {
+  const o: Settings = {
+    killGraceMs: options.killGraceMs ?? 2000,
+    pipeGraceMs: options.pipeGraceMs ?? 1000,
+    inheritStdio: options.inheritStdio ?? false,
+    onExit: options.onExit,
+  };
+  return {
+    kind: 'shell',
+    description:
+      'run {command, args[], cwd?, env?} without a shell (unless shell: true); exit code 0 is success',
+    payload: shellPayload,
+    run: (payload, ctx) => runCommand(payload, ctx, o),
+  };
+}
+
+export const shellHandler = createShellHandler();

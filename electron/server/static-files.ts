@@ -1,0 +1,57 @@
+/** Serves the built renderer: only files inside its folder, never a path that climbs out. */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ServerResponse } from 'node:http';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json',
+};
+
+export const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/** The file for a URL path inside `root`, or null when it escapes `root` or does not exist. */
+export function resolveStatic(root: string, urlPath: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0')) return null;
+  const rel = decoded === '/' || decoded === '' ? 'index.html' : decoded.replace(/^\/+/, '');
+  const file = path.resolve(root, rel);
+  const rootWithSep = path.resolve(root) + path.sep;
+  if (!file.startsWith(rootWithSep)) return null;
+  try {
+    const real = fs.realpathSync(file);
+    if (!real.startsWith(fs.realpathSync(root) + path.sep)) return null; // a symlink out
+    return fs.statSync(real).isFile() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+export function sendStatic(res: ServerResponse, file: string, method: string): void {
+  const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
+  const immutable = /\/assets\//.test(file.split(path.sep).join('/'));
+  res.writeHead(200, {
+    'content-type': type,
+    'content-length': fs.statSync(file).size,
+    'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  });
+  if (method === 'HEAD') return void res.end();
+  fs.createReadStream(file).pipe(res);
+}

@@ -1,0 +1,67 @@
+/**
+ * The QueueApi over HTTP for a browser talking to `semaforo serve`: one POST per request with the
+ * token as a bearer header, and server-sent events (token in the query, as EventSource cannot send
+ * headers) for changes.
+ */
+import type { ApiEvent, EventName } from '../../shared/api.ts';
+import type { QueueApi } from '../../shared/api.ts';
+import { ApiError, createQueueApi } from '../../shared/api-client.ts';
+import type { ErrorInfo } from '../../shared/errors.ts';
+
+export interface HttpTransportOptions {
+  baseUrl: string;
+  token: string;
+  /** called with true/false as the event stream connects and drops */
+  onConnection?: (connected: boolean) => void;
+}
+
+const EVENT_NAMES: EventName[] = ['changed'];
+
+export function createHttpApi({ baseUrl, token, onConnection }: HttpTransportOptions): QueueApi {
+  const base = baseUrl.replace(/\/$/, '');
+  const call = async (name: string, input: unknown) => {
+    let res: Response;
+    try {
+      res = await fetch(`${base}/api/${name}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(input ?? null),
+      });
+    } catch (err) {
+      throw new ApiError({
+        name: 'NetworkError',
+        message: `cannot reach the Semaforo server (${String(err)})`,
+      });
+    }
+    const body = (await res.json().catch(() => null)) as { value?: unknown; error?: ErrorInfo } | null;
+    if (!res.ok || !body || 'error' in body) {
+      throw new ApiError(body?.error ?? { name: 'HttpError', message: `HTTP ${res.status}` }, res.status);
+    }
+    return body.value;
+  };
+
+  const listeners = new Set<(e: ApiEvent) => void>();
+  let source: EventSource | null = null;
+  const subscribe = (listener: (e: ApiEvent) => void) => {
+    listeners.add(listener);
+    if (!source) {
+      source = new EventSource(`${base}/api/events?token=${encodeURIComponent(token)}`);
+      source.onopen = () => onConnection?.(true);
+      source.onerror = () => onConnection?.(false); // EventSource reconnects by itself
+      for (const type of EVENT_NAMES) {
+        source.addEventListener(type, (m) => {
+          const data = JSON.parse((m as MessageEvent<string>).data) as ApiEvent['data'];
+          for (const l of listeners) l({ type, data } as ApiEvent);
+        });
+      }
+    }
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && source) {
+        source.close();
+        source = null;
+      }
+    };
+  };
+  return createQueueApi(call, subscribe);
+}

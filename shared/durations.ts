@@ -1,0 +1,90 @@
+/**
+ * Human durations and rates as people type them (`30s`, `1h30m`, `10/min`), for the CLI and the
+ * dashboard's forms. JSON always carries milliseconds; these only translate at the edge.
+ */
+import type { RateLimit } from './domain.ts';
+
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  sec: 1000,
+  m: 60_000,
+  min: 60_000,
+  h: 3600_000,
+  d: 86_400_000,
+};
+
+const PART = /(\d+(?:\.\d+)?)(ms|sec|min|s|m|h|d)/y;
+
+/**
+ * Parses `500ms`, `30s`, `5m`, `2h`, `1d`, compounds like `1h30m`, or a bare number of
+ * milliseconds. Returns null when the text is not a duration.
+ */
+export function parseDuration(text: string): number | null {
+  const t = text.trim().toLowerCase();
+  if (/^\d+$/.test(t)) return Number(t);
+  if (t === '') return null;
+  let total = 0;
+  PART.lastIndex = 0;
+  while (PART.lastIndex < t.length) {
+    const at = PART.lastIndex;
+    const m = PART.exec(t);
+    if (!m || m.index !== at) return null;
+    total += Number(m[1]) * UNIT_MS[m[2]!]!;
+  }
+  return Number.isFinite(total) ? Math.round(total) : null;
+}
+
+/** `90000` -> `1m30s`; `0` -> `0ms`. The inverse of parseDuration for display. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return String(ms);
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const parts: string[] = [];
+  let rest = Math.round(ms / 1000);
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  if (rest > 0 || parts.length === 0) parts.push(`${rest}s`);
+  return parts.slice(0, 2).join('');
+}
+
+const PERIOD_WORDS: Record<string, number> = {
+  s: 1000,
+  sec: 1000,
+  second: 1000,
+  m: 60_000,
+  min: 60_000,
+  minute: 60_000,
+  h: 3600_000,
+  hour: 3600_000,
+};
+
+/**
+ * Parses a rate limit `N/PERIOD`: `10/min`, `5/s`, `100/h`, `30/15m`. `none` means no limit
+ * (returns null). Throws an Error whose message says what is wrong.
+ */
+export function parseRate(text: string): RateLimit | null {
+  const t = text.trim().toLowerCase();
+  if (t === 'none' || t === 'off') return null;
+  const m = /^(\d+)\s*\/\s*(.+)$/.exec(t);
+  if (!m) throw new Error(`"${text}" is not a rate; write N/PERIOD such as 10/min, 5/s or 30/15m, or none`);
+  const limit = Number(m[1]);
+  const periodMs = PERIOD_WORDS[m[2]!] ?? parseDuration(m[2]!);
+  if (periodMs === null || periodMs <= 0)
+    throw new Error(`"${m[2]}" is not a period; use s, m, h or a duration such as 15m`);
+  if (limit < 1) throw new Error('a rate limit must allow at least 1 start per period');
+  return { limit, periodMs };
+}
+
+/** `{limit: 10, periodMs: 60000}` -> `10/1m`. */
+export function formatRate(rate: RateLimit | null): string {
+  if (!rate) return 'none';
+  return `${rate.limit}/${formatDuration(rate.periodMs).replace(/^1([smhd])$/, '$1')}`;
+}

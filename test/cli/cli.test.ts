@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import type { GroupInfo, Task, TaskWithHistory } from '../../shared/domain.ts';
+import { cli, freshDb, json } from './cli-helpers.ts';
+
+const sleep0 = ['enqueue', '--kind', 'sleep', '--payload', '{"ms":0}'];
+
+describe('semaforo CLI, driven as a separate process', () => {
+  it('shows help for the program and for every command', async () => {
+    const top = await cli(['--help']);
+    expect(top.code).toBe(0);
+    for (const c of ['enqueue', 'run', 'work', 'list', 'show', 'stats', 'retry', 'cancel', 'group'])
+      expect(top.stdout).toContain(c);
+    const sub = await cli(['group', 'set', '--help']);
+    expect(sub.code).toBe(0);
+    expect(sub.stdout).toMatch(/--rate <N\/PERIOD>/);
+  });
+
+  it('enqueues a task, prints its id, and the task reads back with the documented JSON shape', async () => {
+    const db = freshDb();
+    const r = await cli(
+      ['enqueue', '--group', 'reports', '--priority', '2', '--timeout', '5m', '--', 'echo', 'hi'],
+      { db },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe('1');
+    const t = json<TaskWithHistory>(await cli(['--json', 'show', '1'], { db }));
+    expect(t).toMatchObject({
+      id: 1,
+      kind: 'shell',
+      name: 'echo hi',
+      group: 'reports',
+      priority: 2,
+      status: 'pending',
+      attempts: 0,
+      maxAttempts: 3,
+      timeout: 300_000,
+      payload: { command: 'echo', args: ['hi'] },
+      result: null,
+      error: null,
+      startedAt: null,
+      finishedAt: null,
+      history: [],
+    });
+    expect(typeof t.runAt).toBe('number');
+  });
+
+  it.each([
+    [
+      ['enqueue', '--kind', 'sleep', '--payload', '{"ms":0}', '--priority', '12'],
+      /priority: must be an integer from 0 to 9/,
+    ],
+    [['enqueue', '--kind', 'sleep', '--payload', '{ms:0}'], /--payload: is not valid JSON/],
+    [['enqueue', '--kind', 'nope'], /kind: unknown kind "nope"/],
+    [
+      ['enqueue', '--kind', 'sleep', '--payload', '{"ms":0}', '--delay', 'soon'],
+      /--delay: "soon" is not a duration/,
+    ],
+    [
+      ['enqueue', '--kind', 'sleep', '--payload', '{"ms":0}', '--at', 'tomorrow'],
+      /--at: "tomorrow" is not an ISO 8601 time/,
+    ],
+    [['enqueue'], /--kind: give --kind KIND, or a command after --/],
+    [['list', '--status', 'stuck'], /--status: "stuck" is not a status/],
+    [['group', 'set', 'vendor', '--rate', '5 per second'], /--rate: "5 per second" is not a rate/],
+    [['retry'], /give task ids, or --failed/],
+    [['enqueue', '--bogus'], /unknown option '--bogus'/],
+  ])(
+    'refuses %j with exit 2, one line on stderr naming the problem, and writes nothing',
+    async (args, message) => {
+      const db = freshDb();
+      const r = await cli(args, { db });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n')[0]).toMatch(message);
+      expect(json<Task[]>(await cli(['--json', 'list'], { db }))).toEqual([]);
+    },
+  );
+
+  it('--stdin enqueues newline-delimited specs in one transaction, or none of them', async () => {
+    const db = freshDb();
+    const good = [
+      JSON.stringify({ kind: 'sleep', name: 'a', payload: { ms: 0 } }),
+      '',
+      JSON.stringify({ kind: 'sleep', name: 'b', group: 'g', delay: 60_000, payload: { ms: 0 } }),
+      JSON.stringify({ kind: 'sleep', name: 'c', runAt: '2030-01-01T00:00:00Z', payload: { ms: 0 } }),
+    ].join('\n');
+    const r = await cli(['--json', 'enqueue', '--stdin'], { db, stdin: good });
+    const tasks = json<Task[]>(r);
+    expect(tasks.map((t) => t.name)).toEqual(['a', 'b', 'c']);
+    expect(tasks[2]!.runAt).toBe(Date.parse('2030-01-01T00:00:00Z'));
+
+    const bad = [
+      JSON.stringify({ kind: 'sleep', payload: { ms: 0 } }),
+      '{"kind": "sleep", "priority": -1, "payload": {"ms":0}}',
+    ].join('\n');
+    const r2 = await cli(['enqueue', '--stdin'], { db, stdin: bad });
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toMatch(/tasks\[1\]\.priority/);
+    const r3 = await cli(['enqueue', '--stdin'], { db, stdin: '{"kind":"sleep",\n' });
+    expect(r3.code).toBe(2);
+    expect(r3.stderr).toMatch(/stdin line 1: is not JSON/);
+    expect(json<Task[]>(await cli(['--json', 'list'], { db }))).toHaveLength(3);
+  });
+
+  it('lists with filters, shows one task, and reports a missing one with exit 1', async () => {
+    const db = freshDb();
+    await cli([...sleep0, '--group', 'a', '--name', 'first'], { db });
+    await cli([...sleep0, '--group', 'b', '--name', 'second'], { db });
+    const inB = json<Task[]>(await cli(['--json', 'list', '--group', 'b'], { db }));
+    expect(inB.map((t) => t.name)).toEqual(['second']);
+    const human = await cli(['list'], { db });
+    expect(human.stdout).toMatch(/ID\s+STATUS\s+KIND/);
+    expect(human.stdout).toMatch(/○ pending\s+sleep\s+a/);
+    const missing = await cli(['show', '99'], { db });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trim()).toBe('semaforo: task 99 does not exist');
+  });
+
+  it('stats --json has counts per status, groups and recent failures', async () => {
+    const db = freshDb();
+    await cli(sleep0, { db });
+    const s = json<{ counts: Record<string, number>; groups: GroupInfo[]; recentFailures: Task[] }>(
+      await cli(['--json', 'stats'], { db }),
+    );
+    expect(s.counts).toEqual({ pending: 1, running: 0, retrying: 0, done: 0, failed: 0, cancelled: 0 });
+    expect(s.groups.map((g) => g.name)).toEqual(['default']);
+    expect(s.recentFailures).toEqual([]);
+  });
+
+  it('operator commands: group limits, pause/resume, cancel, retry, delete, settings, purge', async () => {
+    const db = freshDb();
+    const g = json<GroupInfo>(
+      await cli(['--json', 'group', 'set', 'vendor', '--concurrency', '1', '--rate', '10/min'], { db }),
+    );
+    expect(g).toMatchObject({ name: 'vendor', concurrency: 1, rate: { limit: 10, periodMs: 60_000 } });
+    const cleared = json<GroupInfo>(
+      await cli(['--json', 'group', 'set', 'vendor', '--rate', 'none'], { db }),
+    );
+    expect(cleared.rate).toBeNull();
+    expect((await cli(['group', 'list'], { db })).stdout).toMatch(/vendor\s+1\s+none\s+open/);
+
+    expect((await cli(['pause', 'vendor'], { db })).stdout.trim()).toBe('group vendor paused');
+    expect(json<GroupInfo[]>(await cli(['--json', 'group', 'list'], { db }))[0]!.paused).toBe(true);
+    await cli(['resume', 'vendor'], { db });
+    await cli(['pause'], { db });
+    expect(json<{ paused: boolean }>(await cli(['--json', 'settings'], { db })).paused).toBe(true);
+    await cli(['resume'], { db });
+
+    await cli(sleep0, { db });
+    await cli(sleep0, { db });
+    expect(
+      json<{ cancelled: number[] }>(await cli(['--json', 'cancel', '1', '2'], { db })).cancelled,
+    ).toEqual([1, 2]);
+    expect(json<{ ids: number[] }>(await cli(['--json', 'retry', '1'], { db })).ids).toEqual([1]);
+    expect(json<{ ids: number[] }>(await cli(['--json', 'delete', '2'], { db })).ids).toEqual([2]);
+    expect(json<Task[]>(await cli(['--json', 'list'], { db })).map((t) => [t.id, t.status])).toEqual([
+      [1, 'pending'],
+    ]);
+
+    const s = json<{ globalConcurrency: number; retentionDays: number }>(
+      await cli(['--json', 'settings', '--concurrency', '5', '--retention', '7d'], { db }),
+    );
+    expect(s).toMatchObject({ globalConcurrency: 5, retentionDays: 7 });
+    expect(json<{ count: number }>(await cli(['--json', 'purge', '--older-than', '1d'], { db })).count).toBe(
+      0,
+    );
+  });
+
+  it('work --drain runs everything and exits 0, or 1 when a task failed during the run', async () => {
+    const db = freshDb();
+    for (let i = 0; i < 5; i++) await cli(sleep0, { db });
+    const ok = await cli(['work', '--drain'], { db });
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toMatch(/drained/);
+    expect(json<{ counts: Record<string, number> }>(await cli(['--json', 'stats'], { db })).counts.done).toBe(
+      5,
+    );
+
+    await cli(['enqueue', '--max-attempts', '1', '--', process.execPath, '-e', 'process.exit(3)'], { db });
+    const failed = await cli(['work', '--drain'], { db });
+    expect(failed.code).toBe(1);
+    const t = json<Task[]>(await cli(['--json', 'list', '--status', 'failed'], { db }))[0]!;
+    expect(t.error).toMatch(/exited with code 3/);
+  });
+
+  it('kinds lists the built-in kinds', async () => {
+    const r = json<{ kinds: { kind: string; source: string }[] }>(await cli(['--json', 'kinds']));
+    expect(r.kinds.map((k) => k.kind)).toEqual(
+      expect.arrayContaining(['http', 'shell', 'sleep', 'sqlite-backup']),
+    );
+  });
+});

@@ -1,0 +1,249 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../electron/server/server.ts';
+import { checkHost, checkOrigin, checkToken, loopbackHosts } from '../../electron/server/guard.ts';
+import { resolveStatic } from '../../electron/server/static-files.ts';
+import { TOKEN_FILE } from '../../electron/server/token.ts';
+import { spawnNode, tempDir, testEngine } from '../helpers.ts';
+import { BIN } from '../cli/cli-helpers.ts';
+
+interface Reply {
+  status: number;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** A raw request, so tests can send what browsers and attackers send (Host, Origin, bad bodies). */
+function request(
+  port: number,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path ?? '/',
+        headers: options.headers,
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const servers: RunningServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function serve(staticDir: string | null = null) {
+  const dir = tempDir();
+  const engine = testEngine({ file: path.join(dir, 'queue.db') });
+  const server = await startServer({ engine, port: 0, dataDir: dir, staticDir });
+  servers.push(server);
+  const call = (name: string, input?: unknown, headers: Record<string, string> = {}) =>
+    request(server.port, {
+      method: 'POST',
+      path: `/api/${name}`,
+      headers: {
+        authorization: `Bearer ${server.token}`,
+        'content-type': 'application/json',
+        host: `127.0.0.1:${server.port}`,
+        ...headers,
+      },
+      body: JSON.stringify(input ?? null),
+    });
+  return { server, engine, dir, call };
+}
+
+describe('semaforo serve: the JSON API', () => {
+  it('answers contract requests with {value} and validation failures with 400 naming the field', async () => {
+    const { call } = await serve();
+    const enq = await call('enqueue', { kind: 'sleep', name: 'nap', payload: { ms: 0 } });
+    expect(enq.status).toBe(200);
+    expect(JSON.parse(enq.body).value.task).toMatchObject({ id: 1, name: 'nap', status: 'pending' });
+    const stats = JSON.parse((await call('stats')).body).value;
+    expect(stats.counts.pending).toBe(1);
+
+    const bad = await call('enqueue', { kind: 'sleep', priority: 42, payload: { ms: 0 } });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body).error).toMatchObject({
+      name: 'ValidationError',
+      issues: [{ path: 'priority', message: expect.stringMatching(/0 to 9/) }],
+    });
+    const missing = await call('getTask', { id: 99 });
+    expect(missing.status).toBe(404);
+    expect((await call('noSuchRequest')).status).toBe(404);
+  });
+
+  it('refuses requests without the token, with a wrong Host, or from another Origin, and keeps serving', async () => {
+    const { server, call } = await serve();
+    expect((await call('stats', undefined, { authorization: '' })).status).toBe(401);
+    expect((await call('stats', undefined, { authorization: 'Bearer nope' })).status).toBe(401);
+    // DNS rebinding: a hostile name resolved to 127.0.0.1 still sends its own Host.
+    expect((await call('stats', undefined, { host: `evil.example:${server.port}` })).status).toBe(403);
+    expect((await call('stats', undefined, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await call('stats', undefined, { origin: `http://127.0.0.1:${server.port}` })).status).toBe(200);
+    expect((await call('stats', undefined, { host: `localhost:${server.port}` })).status).toBe(200);
+  });
+
+  it('refuses malformed and oversized bodies, wrong methods and content types with the right status', async () => {
+    const { server, call } = await serve();
+    const headers = {
+      authorization: `Bearer ${server.token}`,
+      'content-type': 'application/json',
+      host: `127.0.0.1:${server.port}`,
+    };
+    const malformed = await request(server.port, {
+      method: 'POST',
+      path: '/api/stats',
+      headers,
+      body: '{nope',
+    });
+    expect(malformed.status).toBe(400);
+    expect(JSON.parse(malformed.body).error.message).toMatch(/^body: is not valid JSON/);
+    const huge = await request(server.port, {
+      method: 'POST',
+      path: '/api/enqueue',
+      headers,
+      body: Buffer.alloc(2 * 1024 * 1024, 0x20),
+    });
+    expect(huge.status).toBe(413);
+    const get = await request(server.port, { path: '/api/stats', headers });
+    expect(get.status).toBe(405);
+    const text = await request(server.port, {
+      method: 'POST',
+      path: '/api/stats',
+      headers: { ...headers, 'content-type': 'text/plain' },
+      body: 'null',
+    });
+    expect(text.status).toBe(415);
+    expect((await call('stats')).status).toBe(200);
+  });
+
+  it('pushes coalesced change events on the stream, a few per second however many tasks change', async () => {
+    const { server, engine } = await serve();
+    const frames: string[] = [];
+    const res = await new Promise<http.IncomingMessage>((resolve) =>
+      http.get({ host: '127.0.0.1', port: server.port, path: `/api/events?token=${server.token}` }, resolve),
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/event-stream/);
+    res.on('data', (c: Buffer) =>
+      frames.push(
+        ...c
+          .toString()
+          .split('\n\n')
+          .filter((f) => f.startsWith('event:')),
+      ),
+    );
+    const start = Date.now();
+    for (let i = 0; i < 2000; i++) engine.enqueue({ kind: 'sleep', payload: { ms: 0 } });
+    await new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (frames.length > 0) {
+          clearInterval(t);
+          resolve();
+        }
+      }, 10);
+    });
+    const elapsed = Date.now() - start;
+    expect(frames[0]).toMatch(/^event: changed\ndata: \{"taskIds":\[/);
+    // The coalescer lets one batch out per 200 ms: never more frames than windows elapsed.
+    expect(frames.length).toBeLessThanOrEqual(Math.ceil(elapsed / 200) + 1);
+    res.destroy();
+  });
+
+  it('refuses a non-loopback bind unless asked, and stores a stable owner-only token', async () => {
+    const dir = tempDir();
+    const engine = testEngine({ file: path.join(dir, 'q.db') });
+    await expect(
+      startServer({ engine, host: '0.0.0.0', port: 0, dataDir: dir, staticDir: null }),
+    ).rejects.toThrow(/--allow-remote/);
+    const a = await startServer({ engine, port: 0, dataDir: dir, staticDir: null });
+    await a.close();
+    const b = await startServer({ engine, port: 0, dataDir: dir, staticDir: null });
+    servers.push(b);
+    expect(b.token).toBe(a.token);
+    expect(fs.statSync(path.join(dir, TOKEN_FILE)).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('semaforo serve: static files', () => {
+  it('serves the renderer with a CSP and never a file outside its folder', async () => {
+    const root = tempDir();
+    fs.mkdirSync(path.join(root, 'site', 'assets'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'site', 'index.html'), '<!doctype html><title>Semaforo</title>');
+    fs.writeFileSync(path.join(root, 'site', 'assets', 'app.js'), 'console.log(1)');
+    fs.writeFileSync(path.join(root, 'secret.txt'), 'do not serve');
+    const { server } = await serve(path.join(root, 'site'));
+    const host = { host: `127.0.0.1:${server.port}` };
+    const index = await request(server.port, { headers: host });
+    expect(index.status).toBe(200);
+    expect(index.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    expect(
+      (await request(server.port, { path: '/assets/app.js', headers: host })).headers['content-type'],
+    ).toMatch(/javascript/);
+    for (const p of ['/../secret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/x%00.js'])
+      expect((await request(server.port, { path: p, headers: host })).status).toBe(404);
+    expect((await request(server.port, { headers: { host: 'evil.example' } })).status).toBe(403);
+    expect(resolveStatic(path.join(root, 'site'), '/../secret.txt')).toBeNull();
+  });
+});
+
+describe('guard decisions', () => {
+  it('accept loopback hosts on our port, same-origin pages and the exact token only', () => {
+    const config = { token: 'a'.repeat(64), allowedHosts: loopbackHosts(7391) };
+    expect(checkHost('127.0.0.1:7391', config).ok).toBe(true);
+    expect(checkHost('LOCALHOST:7391', config).ok).toBe(true);
+    expect(checkHost('127.0.0.1:80', config).ok).toBe(false);
+    expect(checkHost(undefined, config).ok).toBe(false);
+    expect(checkOrigin(undefined, '127.0.0.1:7391').ok).toBe(true);
+    expect(checkOrigin('http://127.0.0.1:7391', '127.0.0.1:7391').ok).toBe(true);
+    expect(checkOrigin('null', '127.0.0.1:7391').ok).toBe(false);
+    expect(checkToken('a'.repeat(64), config).ok).toBe(true);
+    expect(checkToken('a'.repeat(63), config)).toMatchObject({ ok: false, status: 401 });
+    expect(checkToken(null, config)).toMatchObject({ ok: false, status: 401 });
+  });
+});
+
+describe('semaforo serve as a process', () => {
+  it('prints the dashboard URL with its token as the first line, and stops cleanly on SIGTERM', async () => {
+    const dir = tempDir();
+    const child = spawnNode([BIN, '--db', path.join(dir, 'queue.db'), 'serve', '--port', '0']);
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('\n')) resolve(out.split('\n')[0]!);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+    });
+    const m = /^Dashboard: http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]{64})$/.exec(line);
+    expect(m).not.toBeNull();
+    const token = fs.readFileSync(path.join(dir, TOKEN_FILE), 'utf8').trim();
+    expect(m![2]).toBe(token);
+    const r = await request(Number(m![1]), {
+      method: 'POST',
+      path: '/api/stats',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        host: `127.0.0.1:${m![1]}`,
+      },
+      body: 'null',
+    });
+    expect(JSON.parse(r.body).value.counts.pending).toBe(0);
+    child.kill('SIGTERM');
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+  });
+});
