@@ -139,6 +139,16 @@ export interface QueueSettings {
   paused: boolean;
   /** Finished tasks older than this many days are purged by retention. */
   retentionDays: number;
+  /** Desktop notifications when a task fails for good. */
+  notifications: NotificationSettings;
+  /** POST a JSON description of each task that fails for good here (through the queue); null: off. */
+  failureWebhook: string | null;
+}
+
+export interface NotificationSettings {
+  enabled: boolean;
+  /** only failures in these groups; null: every group */
+  groups: string[] | null;
 }
 
 export interface Stats {

@@ -105,10 +105,35 @@ export const groupUpdateSchema = z.strictObject({
 });
 export type GroupUpdate = z.infer<typeof groupUpdateSchema>;
 
+/** An http(s) URL without credentials (they would end up in logs and the task list). */
+export const webhookUrlSchema = z
+  .string({ error: 'must be a URL' })
+  .max(2000, { error: 'must be at most 2000 characters' })
+  .refine(
+    (s) => {
+      try {
+        const u = new URL(s);
+        return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'must be an http:// or https:// URL without a user name or password' },
+  );
+
 export const settingsUpdateSchema = z.strictObject({
   globalConcurrency: intIn(LIMITS.globalConcurrency.min, LIMITS.globalConcurrency.max).optional(),
   paused: z.boolean({ error: 'must be true or false' }).optional(),
   retentionDays: intIn(LIMITS.retentionDays.min, LIMITS.retentionDays.max).optional(),
+  notifications: z
+    .strictObject({
+      enabled: z.boolean({ error: 'must be true or false' }).optional(),
+      groups: z
+        .union([z.array(groupNameSchema).max(1000, { error: 'must list at most 1000 groups' }), z.null()])
+        .optional(),
+    })
+    .optional(),
+  failureWebhook: z.union([webhookUrlSchema, z.null()]).optional(),
 });
 export type SettingsUpdate = z.infer<typeof settingsUpdateSchema>;
 

@@ -85,6 +85,8 @@ export interface Engine {
   listTasks(query?: unknown): TaskPage;
   stats(recentFailures?: number): Stats;
   metrics(windowMs?: number): Metrics;
+  /** Tasks that failed for good after a (finishedAt, id) cursor, oldest first (for notifiers). */
+  failedSince(after: { at: number; id: number }, limit?: number): Task[];
   retry(ids: unknown): number[];
   retryFailed(filter?: unknown): number[];
   cancel(ids: unknown): { cancelled: number[]; requested: number[] };
@@ -191,6 +193,9 @@ export function createEngine(options: EngineOptions): Engine {
     },
     stats(recentFailures = 5) {
       return store.stats(clock.now(), Math.max(0, Math.min(100, Number(recentFailures) || 0)));
+    },
+    failedSince(after, limit = 500) {
+      return store.failedSince(after, Math.max(1, Math.min(5000, limit)));
     },
     metrics(windowMs = 3600_000) {
       const w = parseInput(durationSchema, windowMs, 'windowMs');

@@ -1,5 +1,5 @@
 /** Operator actions: retry, cancel, delete, pause/resume, purge, group limits, queue settings. */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { formatDuration, formatRate, parseRate } from '../../../shared/durations.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import type { CliContext } from '../context.ts';
@@ -150,27 +150,52 @@ export function settingsCommand(ctx: CliContext): Command {
   const cmd = new Command('settings')
     .description('show or change the queue-wide settings')
     .option('-c, --concurrency <n>', 'global limit: tasks running at once across every worker')
-    .option('--retention <dur>', 'purge finished tasks after this long (whole days, e.g. 30d; 0 keeps them)');
-  return cmd.action((opts: { concurrency?: string; retention?: string }) => {
-    const engine = ctx.engine(cmd);
-    const update: Record<string, unknown> = {};
-    const c = limitOption('--concurrency', opts.concurrency, null);
-    if (c === null)
-      throw new ValidationError([{ path: '--concurrency', message: 'the global limit cannot be none' }]);
-    if (c !== undefined) update.globalConcurrency = c;
-    const r = duration('--retention', opts.retention);
-    if (r !== undefined) {
-      if (r % 86_400_000 !== 0)
-        throw new ValidationError([{ path: '--retention', message: 'must be whole days, e.g. 30d' }]);
-      update.retentionDays = r / 86_400_000;
-    }
-    const s = Object.keys(update).length ? engine.updateSettings(update) : engine.stats(0).settings;
-    ctx.print(cmd, s, () =>
-      [
-        `global concurrency  ${s.globalConcurrency}`,
-        `queue               ${s.paused ? 'paused' : 'running'}`,
-        `retention           ${s.retentionDays ? formatDuration(s.retentionDays * 86_400_000) : 'keep forever'}`,
-      ].join('\n'),
-    );
-  });
+    .option('--retention <dur>', 'purge finished tasks after this long (whole days, e.g. 30d; 0 keeps them)')
+    .addOption(
+      new Option('--notify <on|off>', 'desktop notifications for tasks that fail for good').choices([
+        'on',
+        'off',
+      ]),
+    )
+    .option('--notify-groups <groups>', 'notify only for these groups (comma-separated), or all')
+    .option('--webhook <url>', 'POST each task that fails for good to this URL (via the queue), or none');
+  return cmd.action(
+    (opts: {
+      concurrency?: string;
+      retention?: string;
+      notify?: string;
+      notifyGroups?: string;
+      webhook?: string;
+    }) => {
+      const engine = ctx.engine(cmd);
+      const update: Record<string, unknown> = {};
+      const c = limitOption('--concurrency', opts.concurrency, null);
+      if (c === null)
+        throw new ValidationError([{ path: '--concurrency', message: 'the global limit cannot be none' }]);
+      if (c !== undefined) update.globalConcurrency = c;
+      const r = duration('--retention', opts.retention);
+      if (r !== undefined) {
+        if (r % 86_400_000 !== 0)
+          throw new ValidationError([{ path: '--retention', message: 'must be whole days, e.g. 30d' }]);
+        update.retentionDays = r / 86_400_000;
+      }
+      const notifications: Record<string, unknown> = {};
+      if (opts.notify !== undefined) notifications.enabled = opts.notify === 'on';
+      if (opts.notifyGroups !== undefined)
+        notifications.groups =
+          opts.notifyGroups === 'all' ? null : opts.notifyGroups.split(',').map((g) => g.trim());
+      if (Object.keys(notifications).length) update.notifications = notifications;
+      if (opts.webhook !== undefined) update.failureWebhook = opts.webhook === 'none' ? null : opts.webhook;
+      const s = Object.keys(update).length ? engine.updateSettings(update) : engine.stats(0).settings;
+      ctx.print(cmd, s, () =>
+        [
+          `global concurrency  ${s.globalConcurrency}`,
+          `queue               ${s.paused ? 'paused' : 'running'}`,
+          `retention           ${s.retentionDays ? formatDuration(s.retentionDays * 86_400_000) : 'keep forever'}`,
+          `notifications       ${s.notifications.enabled ? `on, ${s.notifications.groups ? `groups ${s.notifications.groups.join(', ')}` : 'every group'}` : 'off'}`,
+          `failure webhook     ${s.failureWebhook ?? 'none'}`,
+        ].join('\n'),
+      );
+    },
+  );
 }

@@ -130,6 +130,8 @@ export interface TaskStore {
   getTask(id: number): TaskWithHistory | null;
   listTasks(query: ListQuery): TaskPage;
   stats(now: number, recentFailures: number): Stats;
+  /** Tasks that failed for good after the (finishedAt, id) cursor, oldest first. */
+  failedSince(after: { at: number; id: number }, limit: number): Task[];
   settings(): QueueSettings;
   metrics(now: number, windowMs: number): Metrics;
   /** Changes whenever another connection commits; cheap enough to poll every few ms. */

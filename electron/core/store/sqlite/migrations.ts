@@ -149,6 +149,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    description: 'failure notifications: on/off, which groups, webhook URL',
+    up: (db) => {
+      db.exec(`
+        ALTER TABLE settings ADD COLUMN notify_enabled INTEGER NOT NULL DEFAULT 1 CHECK (notify_enabled IN (0, 1));
+        -- JSON array of group names, or NULL for every group
+        ALTER TABLE settings ADD COLUMN notify_groups TEXT;
+        ALTER TABLE settings ADD COLUMN failure_webhook TEXT;
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -35,6 +35,17 @@ const SORT_COLUMNS = {
   name: 'name',
 } as const;
 
+/** The stored group list of the notification filter; anything unreadable means "every group". */
+function readGroupList(text: string | null): string[] | null {
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) && v.every((g) => typeof g === 'string') ? v : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The SQLite implementation of the engine's TaskStore: one file, shared by every process. */
 export class SqliteTaskStore implements TaskStore {
   readonly db: Database;
@@ -324,6 +335,13 @@ export class SqliteTaskStore implements TaskStore {
         if (update.globalConcurrency !== undefined) this.st.setGlobal.run(update.globalConcurrency);
         if (update.paused !== undefined) this.st.setPaused.run(update.paused ? 1 : 0);
         if (update.retentionDays !== undefined) this.st.setRetention.run(update.retentionDays);
+        if (update.notifications !== undefined) {
+          const n = update.notifications;
+          if (n.enabled !== undefined) this.st.setNotifyEnabled.run(n.enabled ? 1 : 0);
+          if (n.groups !== undefined)
+            this.st.setNotifyGroups.run(n.groups === null ? null : JSON.stringify(n.groups));
+        }
+        if (update.failureWebhook !== undefined) this.st.setWebhook.run(update.failureWebhook);
       })
       .immediate();
     return this.settings();
@@ -385,7 +403,13 @@ export class SqliteTaskStore implements TaskStore {
       globalConcurrency: s.global_concurrency,
       paused: s.paused === 1,
       retentionDays: s.retention_days,
+      notifications: { enabled: s.notify_enabled === 1, groups: readGroupList(s.notify_groups) },
+      failureWebhook: s.failure_webhook,
     };
+  }
+
+  failedSince(after: { at: number; id: number }, limit: number): Task[] {
+    return this.st.failedSince.all({ at: after.at, id: after.id, limit }).map(toTask);
   }
 
   stats(now: number, recentFailures: number): Stats {
@@ -610,6 +634,9 @@ function prepare(db: Database) {
     setGlobal: p<[number]>('UPDATE settings SET global_concurrency = ? WHERE id = 1'),
     setPaused: p<[number]>('UPDATE settings SET paused = ? WHERE id = 1'),
     setRetention: p<[number]>('UPDATE settings SET retention_days = ? WHERE id = 1'),
+    setNotifyEnabled: p<[number]>('UPDATE settings SET notify_enabled = ? WHERE id = 1'),
+    setNotifyGroups: p<[string | null]>('UPDATE settings SET notify_groups = ? WHERE id = 1'),
+    setWebhook: p<[string | null]>('UPDATE settings SET failure_webhook = ? WHERE id = 1'),
     purgeHistory: p<[number]>(
       `DELETE FROM history WHERE task_id IN (SELECT id FROM tasks INDEXED BY tasks_finished
        WHERE finished_at < ? AND status IN ('done', 'failed', 'cancelled'))`,
@@ -618,8 +645,19 @@ function prepare(db: Database) {
       `DELETE FROM tasks WHERE id IN (SELECT id FROM tasks INDEXED BY tasks_finished
        WHERE finished_at < ? AND status IN ('done', 'failed', 'cancelled'))`,
     ),
-    settings: p<[], { global_concurrency: number; paused: number; retention_days: number }>(
-      'SELECT global_concurrency, paused, retention_days FROM settings WHERE id = 1',
+    settings: p<
+      [],
+      {
+        global_concurrency: number;
+        paused: number;
+        retention_days: number;
+        notify_enabled: number;
+        notify_groups: string | null;
+        failure_webhook: string | null;
+      }
+    >(
+      `SELECT global_concurrency, paused, retention_days, notify_enabled, notify_groups, failure_webhook
+       FROM settings WHERE id = 1`,
     ),
     groups: p<
       [],
@@ -637,6 +675,11 @@ function prepare(db: Database) {
     ),
     counts: p<[], { group_name: string; status: string; n: number }>(
       'SELECT group_name, status, n FROM counts',
+    ),
+    failedSince: p<{ at: number; id: number; limit: number }, TaskRow>(
+      `SELECT * FROM tasks INDEXED BY tasks_finished
+       WHERE finished_at >= @at AND status = 'failed' AND (finished_at > @at OR id > @id)
+       ORDER BY finished_at, id LIMIT @limit`,
     ),
     recentFailures: p<[number], TaskRow>(
       `SELECT * FROM tasks INDEXED BY tasks_finished WHERE finished_at IS NOT NULL AND status = 'failed'

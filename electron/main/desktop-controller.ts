@@ -1,0 +1,168 @@
+/**
+ * The desktop app's brain, without Electron: it watches the engine, asks the pure policies what
+ * the tray and notifications should show, enqueues failure webhooks, and carries out tray
+ * actions. The Electron side (main.ts) is a `DesktopHost` that only renders and reports.
+ */
+import type { Engine } from '../core/engine.ts';
+import type { Logger } from '../core/logger.ts';
+import { NotificationPolicy, type Notice } from './policy/notification-policy.ts';
+import { sameView, trayView, type TrayAction, type TrayView } from './policy/tray-model.ts';
+import { webhookSpecs } from './policy/webhook.ts';
+
+export interface DesktopHost {
+  showTray(view: TrayView): void;
+  notify(notice: Notice): void;
+  /** show the window, optionally on one task or on the failures of a group */
+  openWindow(target?: { taskId?: number; failuresOfGroup?: string }): void;
+  quit(): void;
+  /** null where the platform has no login items */
+  getLaunchAtLogin(): boolean | null;
+  setLaunchAtLogin(on: boolean): void;
+}
+
+export interface DesktopControllerOptions {
+  engine: Engine;
+  host: DesktopHost;
+  logger: Logger;
+  now?: () => number;
+  /** one notification per group per this long */
+  notifyWindowMs?: number;
+}
+
+export interface DesktopController {
+  /** recompute the tray and look for new failures (called on every coalesced change) */
+  refresh(): void;
+  handle(action: TrayAction): void;
+  /** the user opened the window: failures so far are seen */
+  markFailuresSeen(): void;
+  readonly view: TrayView | null;
+  dispose(): void;
+}
+
+export function createDesktopController(o: DesktopControllerOptions): DesktopController {
+  const now = o.now ?? Date.now;
+  const policy = new NotificationPolicy(o.notifyWindowMs);
+  // Failures that ended before the app started were for the user to find in the window, not to
+  // pop up now; the cursor starts here.
+  let cursor = { at: now(), id: 0 };
+  let seenFailuresUntil = now();
+  let view: TrayView | null = null;
+  let dueTimer: ReturnType<typeof setTimeout> | null = null;
+
+  const show = (notices: Notice[]) => {
+    for (const n of notices) o.host.notify(n);
+  };
+
+  const scheduleDue = () => {
+    if (dueTimer) clearTimeout(dueTimer);
+    const at = policy.nextDueAt();
+    if (at === null) return;
+    dueTimer = setTimeout(
+      () => {
+        dueTimer = null;
+        show(policy.due(now()));
+        scheduleDue();
+      },
+      Math.max(0, at - now()),
+    );
+    dueTimer.unref?.();
+  };
+
+  const checkFailures = () => {
+    const settings = o.engine.stats(0).settings;
+    for (;;) {
+      const failed = o.engine.failedSince(cursor, 500);
+      if (failed.length === 0) break;
+      const last = failed[failed.length - 1]!;
+      cursor = { at: last.finishedAt ?? cursor.at, id: last.id };
+      show(
+        policy.offer(
+          failed.map((t) => ({ taskId: t.id, name: t.name, group: t.group, error: t.error })),
+          settings.notifications,
+          now(),
+        ),
+      );
+      const hooks = webhookSpecs(failed, settings.failureWebhook);
+      if (hooks.length) o.engine.enqueueMany(hooks);
+      if (failed.length < 500) break;
+    }
+    scheduleDue();
+  };
+
+  const refresh = () => {
+    try {
+      checkFailures();
+      const stats = o.engine.stats(5);
+      const groupsWithWork = stats.groups.filter(
+        (g) => g.counts.pending + g.counts.retrying + g.counts.running > 0,
+      );
+      const next = trayView({
+        counts: stats.counts,
+        paused: stats.settings.paused || (groupsWithWork.length > 0 && groupsWithWork.every((g) => g.paused)),
+        recentFailures: stats.recentFailures,
+        seenFailuresUntil,
+        now: now(),
+        launchAtLogin: o.host.getLaunchAtLogin(),
+        notificationsEnabled: stats.settings.notifications.enabled,
+      });
+      if (!sameView(view, next)) {
+        view = next;
+        o.host.showTray(next);
+      }
+    } catch (err) {
+      o.logger.error(`tray update failed: ${String(err)}`);
+    }
+  };
+
+  const off = o.engine.onChange(() => refresh());
+  // Relative ages in the menu ("3m ago") and unseen state age even when nothing changes.
+  const ticker = setInterval(refresh, 30_000);
+  ticker.unref?.();
+
+  return {
+    refresh,
+    get view() {
+      return view;
+    },
+    markFailuresSeen() {
+      seenFailuresUntil = now();
+      refresh();
+    },
+    handle(action) {
+      switch (action.type) {
+        case 'open-task':
+          o.host.openWindow({ taskId: action.taskId });
+          break;
+        case 'open':
+          o.host.openWindow();
+          break;
+        case 'pause':
+          o.engine.pause();
+          break;
+        case 'resume':
+          o.engine.resume();
+          break;
+        case 'retry-failed':
+          o.engine.retryFailed({});
+          break;
+        case 'toggle-notifications': {
+          const enabled = o.engine.stats(0).settings.notifications.enabled;
+          o.engine.updateSettings({ notifications: { enabled: !enabled } });
+          break;
+        }
+        case 'toggle-login':
+          o.host.setLaunchAtLogin(!(o.host.getLaunchAtLogin() ?? false));
+          break;
+        case 'quit':
+          o.host.quit();
+          return;
+      }
+      refresh();
+    },
+    dispose() {
+      off();
+      clearInterval(ticker);
+      if (dueTimer) clearTimeout(dueTimer);
+    },
+  };
+}

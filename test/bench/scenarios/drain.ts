@@ -1,0 +1,60 @@
+/** 2. Drain N pre-inserted no-op tasks with the global limit set high enough not to bind (tasks/s). */
+import { plainjobFile, semaforoFile } from '../fixtures.ts';
+import { BULLMQ_CONCURRENCY } from '../peers/common.ts';
+import { alternate, atLeastRatio, makeRow, pick, type Scenario, type Trials } from '../scenario.ts';
+import { benchDir, removeDir, withCopy } from '../tmp.ts';
+import { runTrial } from '../trial.ts';
+
+export const drain: Scenario = {
+  name: 'drain',
+  title: '2. Drain',
+  async run(ctx) {
+    const n = ctx.quick ? 5000 : 50_000;
+    const dir = benchDir();
+    try {
+      ctx.log(`drain: preparing ${n} tasks for each system`);
+      const sem = await semaforoFile(dir, 'semaforo.db', { ready: n, globalConcurrency: 10_000 });
+      const pj = plainjobFile(dir, 'plainjob.db', { ready: n });
+      const trials: Trials = {
+        semaforo: () => withCopy(sem, (file) => runTrial('semaforo.drain', { file, n })),
+        plainjob: () => withCopy(pj, (file) => runTrial('plainjob.drain', { file, n })),
+      };
+      const port = ctx.redisPort;
+      if (port !== null) trials.bullmq = () => runTrial('bullmq.drain', { n, port });
+      const results = await alternate(ctx, 'drain', trials);
+      // The same drain with plainjob's durability setting: how much of the time is the fsync per commit.
+      const normal = await alternate(ctx, 'drain (Semaforo, synchronous=NORMAL)', {
+        semaforo: () =>
+          withCopy(sem, (file) => runTrial('semaforo.drain', { file, n, durability: 'normal' })),
+      });
+      const label = n.toLocaleString('en-US');
+      return {
+        name: this.name,
+        title: this.title,
+        setup: { tasks: n, globalConcurrency: 10_000, bullmqConcurrency: BULLMQ_CONCURRENCY },
+        rows: [
+          makeRow(
+            `drain ${label} no-op tasks`,
+            'tasks/s',
+            'higher',
+            pick(results, 'rate'),
+            atLeastRatio('plainjob', 2, 4),
+          ),
+          makeRow(`same, Semaforo at synchronous=NORMAL (info)`, 'tasks/s', 'higher', {
+            ...pick(normal, 'rate'),
+            plainjob: pick(results, 'rate').plainjob ?? [],
+          }),
+        ],
+        checks: [],
+        notes: [
+          'Timed from engine.start() / worker.start() / worker.run() until the last task is done; ' +
+            'the tasks were enqueued beforehand (not timed). Semaforo: one process, default ' +
+            'claimBatch 64, every commit fsynced. plainjob: one worker, as in its own bench. ' +
+            `BullMQ: one Worker, concurrency ${BULLMQ_CONCURRENCY}.`,
+        ],
+      };
+    } finally {
+      removeDir(dir);
+    }
+  },
+};

@@ -1,0 +1,56 @@
+/** 1. Enqueue: one task per call, and batches, into a fresh queue (tasks/s). */
+import { runTrial } from '../trial.ts';
+import { alternate, atLeastRatio, makeRow, pick, type Scenario, type Trials } from '../scenario.ts';
+
+export const enqueue: Scenario = {
+  name: 'enqueue',
+  title: '1. Enqueue',
+  async run(ctx) {
+    const single = ctx.quick ? 500 : 3000;
+    const batched = ctx.quick ? 5000 : 50_000;
+    const batch = ctx.quick ? 500 : 1000;
+    const port = ctx.redisPort;
+
+    const one: Trials = {
+      semaforo: () => runTrial('semaforo.enqueueSingle', { n: single }),
+      plainjob: () => runTrial('plainjob.enqueueSingle', { n: single }),
+    };
+    const many: Trials = {
+      semaforo: () => runTrial('semaforo.enqueueBatch', { n: batched, batch }),
+      plainjob: () => runTrial('plainjob.enqueueBatch', { n: batched, batch }),
+    };
+    if (port !== null) {
+      one.bullmq = () => runTrial('bullmq.enqueueSingle', { n: single, port });
+      many.bullmq = () => runTrial('bullmq.enqueueBatch', { n: batched, batch, port });
+    }
+    const r1 = await alternate(ctx, 'enqueue one at a time', one);
+    const r2 = await alternate(ctx, 'enqueue batches', many);
+    return {
+      name: this.name,
+      title: this.title,
+      setup: { single, batched, batch },
+      rows: [
+        makeRow(
+          `one at a time (${single.toLocaleString('en-US')} calls)`,
+          'tasks/s',
+          'higher',
+          pick(r1, 'rate'),
+          atLeastRatio('plainjob', 1.5),
+        ),
+        makeRow(
+          `batches of ${batch.toLocaleString('en-US')} (${batched.toLocaleString('en-US')} tasks)`,
+          'tasks/s',
+          'higher',
+          pick(r2, 'rate'),
+          atLeastRatio('plainjob', 1.2),
+        ),
+      ],
+      checks: [],
+      notes: [
+        'Semaforo: engine.enqueue / engine.enqueueMany (validated, durable: synchronous=FULL). ' +
+          'plainjob: queue.add / queue.addMany (synchronous=NORMAL, its own setting). ' +
+          'BullMQ: await queue.add / queue.addBulk, Redis without persistence.',
+      ],
+    };
+  },
+};
