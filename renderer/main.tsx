@@ -1,22 +1,34 @@
+/**
+ * Start-up: pick the transport (the Electron bridge when the preload put one on window, otherwise
+ * HTTP against the server that served this page) and hand the App a QueueApi.
+ */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import type { QueueApi } from '../shared/api.ts';
+import { createHttpApi } from './api/http-transport.ts';
+import { createIpcApi } from './api/ipc-transport.ts';
+import { takeToken } from './api/token.ts';
+import { App } from './App.tsx';
+import { MissingToken } from './screens/MissingToken.tsx';
+import { createConnectionSignal, type ConnectionSignal } from './state/connection.ts';
+import './styles/base.css';
+import './styles/layout.css';
+import './styles/components.css';
 
-// Placeholder entry so the Vite build is wired from day one; the dashboard replaces it.
-function App() {
-  return (
-    <main style={{ fontFamily: 'system-ui, sans-serif', padding: '2rem' }}>
-      <h1>Semaforo</h1>
-      <p>
-        The dashboard arrives with the dashboard issue; use <code>npx semaforo</code> meanwhile.
-      </p>
-    </main>
-  );
+function pickTransport(): { api: QueueApi; connection?: ConnectionSignal } | null {
+  if (window.semaforo) return { api: createIpcApi(window.semaforo) };
+  const token = takeToken(window.location, window.sessionStorage, window.history);
+  if (!token) return null;
+  const connection = createConnectionSignal(true);
+  const api = createHttpApi({ baseUrl: window.location.origin, token, onConnection: connection.set });
+  return { api, connection };
 }
 
-const root = document.getElementById('root');
-if (!root) throw new Error('renderer/index.html has no #root element');
-createRoot(root).render(
+const rootElement = document.getElementById('root');
+if (!rootElement) throw new Error('renderer/index.html has no #root element');
+const transport = pickTransport();
+createRoot(rootElement).render(
   <StrictMode>
-    <App />
+    {transport ? <App api={transport.api} connection={transport.connection} /> : <MissingToken />}
   </StrictMode>,
 );

@@ -1,0 +1,151 @@
+/**
+ * The dashboard: a left rail, the current screen, and the task detail panel beside it. It is
+ * handed a QueueApi and cannot tell whether that talks Electron IPC or HTTP.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import type { QueueApi } from '../shared/api.ts';
+import type { Task, TaskStatus } from '../shared/domain.ts';
+import { ConnectionBanner } from './components/ConnectionBanner.tsx';
+import { NoticeArea } from './components/NoticeArea.tsx';
+import { Rail } from './components/Rail.tsx';
+import { FailuresScreen } from './screens/FailuresScreen.tsx';
+import { GroupsScreen } from './screens/GroupsScreen.tsx';
+import { NewTaskScreen } from './screens/NewTaskScreen.tsx';
+import { OverviewScreen } from './screens/OverviewScreen.tsx';
+import { SettingsScreen } from './screens/SettingsScreen.tsx';
+import { TaskDetailPanel } from './screens/TaskDetailPanel.tsx';
+import { TasksScreen } from './screens/TasksScreen.tsx';
+import { ApiProvider } from './state/api-context.tsx';
+import { ChangesProvider } from './state/changes.tsx';
+import { ConfirmProvider } from './state/confirm.tsx';
+import type { ConnectionSignal } from './state/connection.ts';
+import { NoticeProvider } from './state/notices.tsx';
+import { SCREEN_TITLES, useRoute } from './state/route.ts';
+import { StatsProvider, useStats } from './state/stats.tsx';
+import { queueState } from './state/status.ts';
+import { formFromTask, type TaskForm } from './state/task-form.ts';
+import { NO_FILTERS, type TaskFilters } from './state/task-filters.ts';
+
+export function App({ api, connection }: { api: QueueApi; connection?: ConnectionSignal }) {
+  return (
+    <ApiProvider api={api}>
+      <ChangesProvider api={api}>
+        <NoticeProvider>
+          <ConfirmProvider>
+            <StatsProvider>
+              <Shell connection={connection} />
+            </StatsProvider>
+          </ConfirmProvider>
+        </NoticeProvider>
+      </ChangesProvider>
+    </ApiProvider>
+  );
+}
+
+function Shell({ connection }: { connection?: ConnectionSignal }) {
+  const [route, navigate] = useRoute();
+  const [filters, setFilters] = useState<TaskFilters>(NO_FILTERS);
+  const [prefill, setPrefill] = useState<{ form: TaskForm | null; version: number }>({
+    form: null,
+    version: 0,
+  });
+  const stats = useStats();
+
+  useEffect(() => {
+    document.title = `Semaforo — ${SCREEN_TITLES[route.screen]}`;
+  }, [route.screen]);
+
+  const openTask = useCallback(
+    (task: Task) => navigate({ screen: route.screen === 'new' ? 'tasks' : route.screen, taskId: task.id }),
+    [navigate, route.screen],
+  );
+  const closeTask = useCallback(
+    () => navigate({ screen: route.screen, taskId: null }),
+    [navigate, route.screen],
+  );
+  const newTask = useCallback(() => {
+    setPrefill((p) => ({ form: null, version: p.version + 1 }));
+    navigate({ screen: 'new', taskId: null });
+  }, [navigate]);
+  const duplicate = useCallback(
+    (task: Task) => {
+      setPrefill((p) => ({ form: formFromTask(task), version: p.version + 1 }));
+      navigate({ screen: 'new', taskId: null });
+    },
+    [navigate],
+  );
+  const showTasks = useCallback(
+    (status: TaskStatus[]) => {
+      setFilters({ ...NO_FILTERS, status });
+      navigate({ screen: 'tasks', taskId: null });
+    },
+    [navigate],
+  );
+
+  let screen;
+  switch (route.screen) {
+    case 'overview':
+      screen = (
+        <OverviewScreen
+          openTask={openTask}
+          showTasks={showTasks}
+          showFailures={() => navigate({ screen: 'failures', taskId: null })}
+        />
+      );
+      break;
+    case 'tasks':
+      screen = (
+        <TasksScreen
+          filters={filters}
+          setFilters={setFilters}
+          openTaskId={route.taskId}
+          openTask={openTask}
+          closeTask={closeTask}
+          newTask={newTask}
+        />
+      );
+      break;
+    case 'failures':
+      screen = <FailuresScreen openTask={openTask} openTaskId={route.taskId} />;
+      break;
+    case 'groups':
+      screen = <GroupsScreen />;
+      break;
+    case 'settings':
+      screen = <SettingsScreen />;
+      break;
+    case 'new':
+      screen = (
+        <NewTaskScreen
+          key={prefill.version}
+          initial={prefill.form}
+          onCreated={(id) => navigate({ screen: 'tasks', taskId: id })}
+        />
+      );
+      break;
+  }
+
+  return (
+    <div className={`app${route.taskId !== null ? ' with-detail' : ''}`}>
+      <Rail
+        route={route}
+        navigate={navigate}
+        failed={stats.data?.counts.failed}
+        queueState={stats.data ? queueState(stats.data) : undefined}
+      />
+      <main className="main" aria-label={SCREEN_TITLES[route.screen]}>
+        {connection && <ConnectionBanner connection={connection} />}
+        {screen}
+      </main>
+      {route.taskId !== null && (
+        <TaskDetailPanel
+          key={route.taskId}
+          taskId={route.taskId}
+          onClose={closeTask}
+          onDuplicate={duplicate}
+        />
+      )}
+      <NoticeArea />
+    </div>
+  );
+}

@@ -1,0 +1,85 @@
+import type { Task } from '../../shared/domain.ts';
+import type { FailureGroup } from '../state/failure-groups.ts';
+import { plural } from '../state/format.ts';
+import type { Selection } from '../state/use-selection.ts';
+import { RelativeTime } from './RelativeTime.tsx';
+
+/** One kind + error with its tasks: select, open, retry or discard them. */
+export function FailureGroupSection(props: {
+  group: FailureGroup;
+  selection: Selection;
+  openTaskId: number | null;
+  now: number;
+  onOpen(task: Task): void;
+  onRetry(tasks: Task[]): void;
+  onDiscard(tasks: Task[]): void;
+}) {
+  const { group, selection, openTaskId, now, onOpen, onRetry, onDiscard } = props;
+  const selectedHere = group.tasks.filter((t) => selection.has(t.id)).length;
+  const all = selectedHere === group.tasks.length;
+  const headingId = `failure-${group.key.replace(/[^a-z0-9]+/gi, '-')}`;
+  return (
+    <section className="failure-group panel" aria-labelledby={headingId}>
+      <header className="failure-head">
+        <input
+          type="checkbox"
+          aria-label={`Select all ${group.tasks.length} with this error`}
+          checked={all}
+          ref={(el) => {
+            if (el) el.indeterminate = selectedHere > 0 && !all;
+          }}
+          onChange={() => selection.setMany(group.tasks, !all)}
+        />
+        <h2 id={headingId} title={group.error}>
+          <span className="tone-red" aria-hidden="true">
+            ✕{' '}
+          </span>
+          <span className="failure-kind">{group.kind}</span>{' '}
+          <span className="failure-error">{group.error}</span>
+        </h2>
+        <span className="muted">{plural(group.tasks.length, 'task')}</span>
+        <div className="button-row">
+          <button type="button" onClick={() => onRetry(group.tasks)}>
+            {group.tasks.length === 1 ? 'Retry' : `Retry these ${group.tasks.length}`}
+          </button>
+          <button type="button" className="danger" onClick={() => onDiscard(group.tasks)}>
+            {group.tasks.length === 1 ? 'Discard' : `Discard these ${group.tasks.length}`}
+          </button>
+        </div>
+      </header>
+      <ul className="failure-tasks">
+        {group.tasks.map((t) => (
+          <li key={t.id} className={t.id === openTaskId ? 'open' : undefined}>
+            <input
+              type="checkbox"
+              aria-label={`Select task ${t.id} ${t.name}`}
+              checked={selection.has(t.id)}
+              onChange={() => selection.toggle(t)}
+            />
+            <button
+              type="button"
+              data-row
+              className="failure-task"
+              onClick={() => onOpen(t)}
+              onKeyDown={(e) => {
+                if (e.key.toLowerCase() === 'r' && !e.ctrlKey && !e.metaKey) {
+                  e.preventDefault();
+                  onRetry([t]);
+                } else if (e.key === 'Delete') {
+                  e.preventDefault();
+                  onDiscard([t]);
+                }
+              }}
+            >
+              <span className="failure-task-name">{t.name}</span>
+              <span className="muted">
+                #{t.id} · {t.group} · {t.attempts}/{t.maxAttempts} attempts · failed{' '}
+                <RelativeTime at={t.finishedAt} now={now} />
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,100 @@
+import { memo, type CSSProperties, type MouseEvent } from 'react';
+import type { Task } from '../../shared/domain.ts';
+import { RelativeTime } from './RelativeTime.tsx';
+import { StatusBadge } from './StatusBadge.tsx';
+
+/** The time that matters for a task in its status, and what it means. */
+function timeOf(task: Task): { label: string; at: number | null } {
+  switch (task.status) {
+    case 'running':
+      return { label: 'started', at: task.startedAt };
+    case 'pending':
+    case 'retrying':
+      return task.runAt > Date.now()
+        ? { label: 'starts', at: task.runAt }
+        : { label: 'queued', at: task.createdAt };
+    default:
+      return { label: 'ended', at: task.finishedAt };
+  }
+}
+
+export interface TaskRowProps {
+  task: Task | undefined;
+  index: number;
+  selected: boolean;
+  active: boolean;
+  open: boolean;
+  now: number;
+  /** offset from the top of the list, px */
+  top: number;
+  onClick(index: number, event: MouseEvent): void;
+  onToggle(index: number, event: MouseEvent): void;
+}
+
+export const ROW_HEIGHT = 30;
+
+/** One line per task, like a mail client: status, name, group, kind, attempts, relative time. */
+export const TaskRow = memo(function TaskRow(props: TaskRowProps) {
+  const { task, index, selected, active, open, now, top, onClick, onToggle } = props;
+  const style: CSSProperties = { transform: `translateY(${top}px)`, height: ROW_HEIGHT };
+  if (!task) {
+    return (
+      <div role="row" aria-rowindex={index + 2} className="task-row placeholder" style={style}>
+        <div role="gridcell" className="cell-wide muted">
+          Loading…
+        </div>
+      </div>
+    );
+  }
+  const t = timeOf(task);
+  return (
+    <div
+      role="row"
+      id={`task-row-${task.id}`}
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      data-task-id={task.id}
+      className={`task-row${selected ? ' selected' : ''}${active ? ' active' : ''}${open ? ' open' : ''}`}
+      style={style}
+      onClick={(e) => onClick(index, e)}
+    >
+      <div role="gridcell" className="cell-check">
+        <input
+          type="checkbox"
+          tabIndex={-1}
+          checked={selected}
+          aria-label={`Select task ${task.id} ${task.name}`}
+          onClick={(e) => {
+            e.stopPropagation();
+            onToggle(index, e);
+          }}
+          onChange={() => {}}
+        />
+      </div>
+      <div role="gridcell" className="cell-status">
+        <StatusBadge status={task.status} compact />
+      </div>
+      <div role="gridcell" className="cell-name" title={task.name}>
+        {task.name}
+        {task.cancelRequested && <span className="muted"> (stopping)</span>}
+      </div>
+      <div role="gridcell" className="cell-group">
+        {task.group}
+      </div>
+      <div role="gridcell" className="cell-kind">
+        {task.kind}
+      </div>
+      <div
+        role="gridcell"
+        className="cell-attempts"
+        title={`${task.attempts} of ${task.maxAttempts} attempts used`}
+      >
+        {task.attempts}/{task.maxAttempts}
+      </div>
+      <div role="gridcell" className="cell-time">
+        <span className="muted">{t.label} </span>
+        <RelativeTime at={t.at} now={now} />
+      </div>
+    </div>
+  );
+});

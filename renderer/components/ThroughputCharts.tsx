@@ -1,0 +1,43 @@
+import { formatCount } from '../state/format.ts';
+import { loadHourSeries, type HourSeries } from '../state/hour-series.ts';
+import { useQuery } from '../state/use-query.ts';
+import { ErrorState } from './ErrorState.tsx';
+import { HourChart } from './HourChart.tsx';
+import { LoadingState } from './LoadingState.tsx';
+
+// Shown again at once when the overview is revisited, while a fresh series loads.
+let lastSeries: HourSeries | undefined;
+
+/** Throughput and failure rate over the last hour (5-minute buckets, see hour-series.ts). */
+export function ThroughputCharts() {
+  // Twelve metrics requests per refresh: on changes at most every 5 s, and every 30 s regardless.
+  const q = useQuery(loadHourSeries, [], { minIntervalMs: 5000, refreshMs: 30_000 });
+  if (q.data) lastSeries = q.data;
+  const s = q.data ?? lastSeries;
+  if (!s && q.loading) return <LoadingState label="Loading the last hour…" />;
+  if (!s) return <ErrorState error={q.error!} what="the last hour's numbers" onRetry={q.reload} />;
+  const pct = s.finished ? Math.round((100 * s.failed) / s.finished) : 0;
+  return (
+    <div className="charts">
+      <HourChart
+        title="Throughput (tasks finished per minute)"
+        times={s.times}
+        values={s.perMinute}
+        unit=""
+        colorVar="--amber"
+        summary={`${formatCount(s.finished)} finished in the last hour`}
+      />
+      <HourChart
+        title="Failure rate (% of finished tasks)"
+        times={s.times}
+        values={s.failurePercent}
+        unit="%"
+        max={100}
+        colorVar="--red"
+        summary={
+          s.finished ? `${formatCount(s.failed)} failed (${pct}%)` : 'nothing finished in the last hour'
+        }
+      />
+    </div>
+  );
+}

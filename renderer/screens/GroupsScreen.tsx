@@ -1,0 +1,66 @@
+import { EmptyState } from '../components/EmptyState.tsx';
+import { ErrorState } from '../components/ErrorState.tsx';
+import { groupLoadText } from '../components/GroupCard.tsx';
+import { GroupEditor } from '../components/GroupEditor.tsx';
+import { LoadingState } from '../components/LoadingState.tsx';
+import { PauseButton } from '../components/PauseButton.tsx';
+import { formatCount } from '../state/format.ts';
+import { useStats } from '../state/stats.tsx';
+
+/** Every group with its load, and its concurrency limit, rate limit and pause switch to edit. */
+export function GroupsScreen() {
+  const stats = useStats();
+  let body;
+  if (stats.loading) body = <LoadingState label="Loading groups…" />;
+  else if (!stats.data) body = <ErrorState error={stats.error!} what="groups" onRetry={stats.reload} />;
+  else if (stats.data.groups.length === 0)
+    body = (
+      <EmptyState title="No groups yet">
+        Tasks go to “default” unless they name a group; add limits below.
+      </EmptyState>
+    );
+  else
+    body = (
+      <div className="group-list">
+        {stats.data.groups.map((g) => {
+          const load = groupLoadText(g);
+          return (
+            <section key={g.name} className="panel group-row" aria-labelledby={`group-title-${g.name}`}>
+              <header>
+                <h2 id={`group-title-${g.name}`}>{g.name}</h2>
+                {g.paused && (
+                  <span className="status tone-grey">
+                    <span aria-hidden="true">‖</span> paused
+                  </span>
+                )}
+                <span className="muted">
+                  {load.running}, {load.rate} · {formatCount(g.counts.pending + g.counts.retrying)} waiting
+                </span>
+                <span className="push-right">
+                  <PauseButton paused={g.paused} group={g.name} onDone={stats.reload} />
+                </span>
+              </header>
+              <GroupEditor
+                key={`${g.name}:${g.concurrency}:${JSON.stringify(g.rate)}`}
+                group={g}
+                onSaved={stats.reload}
+              />
+            </section>
+          );
+        })}
+      </div>
+    );
+  return (
+    <div className="screen groups-screen">
+      <header className="screen-head">
+        <h1>Groups</h1>
+        <span className="muted">limits hold across every process that opens this queue</span>
+      </header>
+      {body}
+      <section className="panel" aria-labelledby="new-group-title">
+        <h2 id="new-group-title">Add a group</h2>
+        <GroupEditor group={null} onSaved={stats.reload} />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,117 @@
+import { useState, type FormEvent } from 'react';
+import { ApiError } from '../../shared/api-client.ts';
+import type { QueueSettings } from '../../shared/domain.ts';
+import { LIMITS } from '../../shared/schemas.ts';
+import { ErrorState } from '../components/ErrorState.tsx';
+import { describedBy, Field } from '../components/Field.tsx';
+import { LoadingState } from '../components/LoadingState.tsx';
+import { PauseButton } from '../components/PauseButton.tsx';
+import { useApi } from '../state/api-context.tsx';
+import { settingsUpdateFrom, type Messages, type SettingsFields } from '../state/limits-form.ts';
+import { useNotices } from '../state/notices.tsx';
+import { useStats } from '../state/stats.tsx';
+
+export function SettingsScreen() {
+  const stats = useStats();
+  let body;
+  if (stats.loading) body = <LoadingState label="Loading settings…" />;
+  else if (!stats.data) body = <ErrorState error={stats.error!} what="settings" onRetry={stats.reload} />;
+  else {
+    const s = stats.data.settings;
+    body = (
+      <>
+        <section className="panel" aria-labelledby="queue-state-title">
+          <h2 id="queue-state-title">Queue</h2>
+          <p>
+            {s.paused
+              ? 'Paused: nothing new starts until you resume.'
+              : 'Running: tasks start as limits allow.'}{' '}
+            <PauseButton paused={s.paused} onDone={stats.reload} />
+          </p>
+        </section>
+        <SettingsForm key={`${s.globalConcurrency}:${s.retentionDays}`} settings={s} onSaved={stats.reload} />
+      </>
+    );
+  }
+  return (
+    <div className="screen settings-screen">
+      <header className="screen-head">
+        <h1>Settings</h1>
+      </header>
+      {body}
+    </div>
+  );
+}
+
+function SettingsForm({ settings, onSaved }: { settings: QueueSettings; onSaved(): void }) {
+  const api = useApi();
+  const { notify } = useNotices();
+  const initial: SettingsFields = {
+    globalConcurrency: String(settings.globalConcurrency),
+    retentionDays: String(settings.retentionDays),
+  };
+  const [fields, setFields] = useState(initial);
+  const [messages, setMessages] = useState<Messages>({});
+  const [busy, setBusy] = useState(false);
+  const dirty = JSON.stringify(fields) !== JSON.stringify(initial);
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    const { update, messages: m } = settingsUpdateFrom(fields);
+    setMessages(m);
+    if (Object.keys(m).length) return;
+    setBusy(true);
+    try {
+      const s = await api.updateSettings(update);
+      notify(
+        `Saved: up to ${s.globalConcurrency} tasks at once, finished tasks kept ${s.retentionDays} days`,
+        'green',
+      );
+      onSaved();
+    } catch (err) {
+      const issues = err instanceof ApiError ? err.info.issues : undefined;
+      if (issues?.length) setMessages(Object.fromEntries(issues.map((i) => [i.path, i.message])));
+      else notify(`Could not save the settings: ${(err as Error).message}`, 'red');
+    } finally {
+      setBusy(false);
+    }
+  };
+  const concurrencyHint = `tasks running at once across every worker on this queue (${LIMITS.globalConcurrency.min}–${LIMITS.globalConcurrency.max})`;
+  const retentionHint = 'finished tasks older than this are deleted; 0 keeps them forever';
+  return (
+    <form className="panel settings-form" onSubmit={save} noValidate aria-labelledby="limits-title">
+      <h2 id="limits-title">Limits and retention</h2>
+      <Field
+        id="settings-concurrency"
+        label="Global concurrency"
+        hint={concurrencyHint}
+        message={messages.globalConcurrency}
+      >
+        <input
+          {...describedBy('settings-concurrency', messages.globalConcurrency, concurrencyHint)}
+          inputMode="numeric"
+          value={fields.globalConcurrency}
+          onChange={(e) => setFields({ ...fields, globalConcurrency: e.target.value })}
+        />
+      </Field>
+      <Field
+        id="settings-retention"
+        label="Keep finished tasks (days)"
+        hint={retentionHint}
+        message={messages.retentionDays}
+      >
+        <input
+          {...describedBy('settings-retention', messages.retentionDays, retentionHint)}
+          inputMode="numeric"
+          value={fields.retentionDays}
+          onChange={(e) => setFields({ ...fields, retentionDays: e.target.value })}
+        />
+      </Field>
+      <div className="button-row">
+        <button type="submit" className="primary" disabled={busy || !dirty}>
+          Save settings
+        </button>
+      </div>
+    </form>
+  );
+}

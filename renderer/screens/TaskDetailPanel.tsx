@@ -1,0 +1,185 @@
+import { ApiError } from '../../shared/api-client.ts';
+import type { Task, TaskWithHistory } from '../../shared/domain.ts';
+import { ErrorState } from '../components/ErrorState.tsx';
+import { HistoryList } from '../components/HistoryList.tsx';
+import { JsonBlock } from '../components/JsonBlock.tsx';
+import { LoadingState } from '../components/LoadingState.tsx';
+import { PriorityPicker } from '../components/PriorityPicker.tsx';
+import { RelativeTime } from '../components/RelativeTime.tsx';
+import { StatusBadge } from '../components/StatusBadge.tsx';
+import { humanDuration } from '../state/format.ts';
+import { canCancel, canDelete, canRetry, useTaskActions } from '../state/task-actions.ts';
+import { useNow } from '../state/use-now.ts';
+import { useQuery } from '../state/use-query.ts';
+import { EmptyState } from '../components/EmptyState.tsx';
+
+/** One task in the side panel: what it is, what happened to it, and what can be done with it. */
+export function TaskDetailPanel(props: { taskId: number; onClose(): void; onDuplicate(task: Task): void }) {
+  const { taskId, onClose, onDuplicate } = props;
+  const q = useQuery((api) => api.getTask({ id: taskId }), [taskId]);
+
+  let body;
+  if (q.loading) body = <LoadingState label={`Loading task ${taskId}…`} />;
+  else if (!q.data) {
+    const gone = q.error instanceof ApiError && q.error.status === 404;
+    body = gone ? (
+      <EmptyState symbol="⊘" title={`Task ${taskId} does not exist`}>
+        It was deleted, or purged by retention.
+      </EmptyState>
+    ) : (
+      <ErrorState error={q.error!} what={`task ${taskId}`} onRetry={q.reload} />
+    );
+  } else body = <TaskDetail task={q.data} onClose={onClose} onDuplicate={onDuplicate} reload={q.reload} />;
+
+  return (
+    <aside
+      className="detail-panel"
+      aria-labelledby="detail-title"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !e.defaultPrevented) {
+          e.preventDefault();
+          onClose();
+        }
+      }}
+    >
+      <header className="detail-head">
+        <h2 id="detail-title">{q.data ? q.data.name : `Task ${taskId}`}</h2>
+        <button type="button" className="link" aria-label="Close task details" onClick={onClose}>
+          ✕
+        </button>
+      </header>
+      {body}
+    </aside>
+  );
+}
+
+function TaskDetail({
+  task,
+  onClose,
+  onDuplicate,
+  reload,
+}: {
+  task: TaskWithHistory;
+  onClose(): void;
+  onDuplicate(task: Task): void;
+  reload(): void;
+}) {
+  const actions = useTaskActions();
+  const now = useNow(1000);
+  const attempts = task.history.filter((h) => h.type === 'attempt').length;
+  return (
+    <div className="detail-body">
+      <div className="detail-status">
+        <StatusBadge status={task.status} />
+        <span className="muted">
+          task {task.id} · {task.kind} · group {task.group}
+        </span>
+      </div>
+      <div className="detail-actions" role="toolbar" aria-label="Task actions">
+        {canRetry(task.status) && (
+          <button
+            type="button"
+            className="primary"
+            onClick={async () => (await actions.retry([task])) && reload()}
+          >
+            <span aria-hidden="true">↻</span> Retry
+          </button>
+        )}
+        {canCancel(task.status) && !task.cancelRequested && (
+          <button type="button" onClick={async () => (await actions.cancel([task])) && reload()}>
+            <span aria-hidden="true">⊘</span> Cancel
+          </button>
+        )}
+        {canDelete(task.status) && (
+          <button
+            type="button"
+            className="danger"
+            onClick={async () => (await actions.remove([task])) && onClose()}
+          >
+            <span aria-hidden="true">⌫</span> Delete
+          </button>
+        )}
+        <button type="button" onClick={() => onDuplicate(task)}>
+          <span aria-hidden="true">⊕</span> Duplicate and edit
+        </button>
+      </div>
+      {task.error && (
+        <section aria-label="Last error" className="detail-error tone-red">
+          <pre className="code">{task.error}</pre>
+        </section>
+      )}
+      <dl className="facts">
+        <dt>Priority</dt>
+        <dd>
+          <PriorityPicker task={task} onDone={reload} />
+        </dd>
+        <dt>Attempts</dt>
+        <dd>
+          {task.attempts} of {task.maxAttempts}
+          {task.retryAfterCount > 0 && (
+            <span className="muted"> (+{task.retryAfterCount} server-requested waits)</span>
+          )}
+        </dd>
+        {task.status === 'running' && (
+          <>
+            <dt>Progress</dt>
+            <dd>{task.progress === null ? 'not reported' : `${Math.round(task.progress * 100)}%`}</dd>
+            <dt>Worker</dt>
+            <dd>{task.leaseOwner ?? '—'}</dd>
+          </>
+        )}
+        <dt>Created</dt>
+        <dd>
+          <RelativeTime at={task.createdAt} now={now} />
+        </dd>
+        {(task.status === 'pending' || task.status === 'retrying') && (
+          <>
+            <dt>Starts</dt>
+            <dd>
+              {task.runAt <= now ? 'as soon as a slot is free' : <RelativeTime at={task.runAt} now={now} />}
+            </dd>
+          </>
+        )}
+        <dt>Started</dt>
+        <dd>
+          <RelativeTime at={task.startedAt} now={now} />
+        </dd>
+        <dt>Finished</dt>
+        <dd>
+          <RelativeTime at={task.finishedAt} now={now} />
+          {task.finishedAt && task.startedAt && (
+            <span className="muted"> after {humanDuration(task.finishedAt - task.startedAt)}</span>
+          )}
+        </dd>
+        <dt>Timeout</dt>
+        <dd>{task.timeout === null ? 'none' : humanDuration(task.timeout)}</dd>
+        {task.unique && (
+          <>
+            <dt>Unique key</dt>
+            <dd>{task.unique}</dd>
+          </>
+        )}
+        {task.reservedFor && (
+          <>
+            <dt>Reserved for</dt>
+            <dd>{task.reservedFor}</dd>
+          </>
+        )}
+      </dl>
+      <section aria-labelledby="payload-title">
+        <h3 id="payload-title">Payload</h3>
+        <JsonBlock value={task.payload} label="Payload" />
+      </section>
+      <section aria-labelledby="result-title">
+        <h3 id="result-title">Result</h3>
+        <JsonBlock value={task.result} label="Result" />
+      </section>
+      <section aria-labelledby="history-title">
+        <h3 id="history-title">
+          History <span className="muted">({attempts === 1 ? '1 attempt' : `${attempts} attempts`})</span>
+        </h3>
+        <HistoryList history={task.history} now={now} />
+      </section>
+    </div>
+  );
+}

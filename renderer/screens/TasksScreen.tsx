@@ -1,0 +1,165 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Task } from '../../shared/domain.ts';
+import { BulkBar } from '../components/BulkBar.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
+import { ErrorState } from '../components/ErrorState.tsx';
+import { LoadingState } from '../components/LoadingState.tsx';
+import { TaskFiltersBar } from '../components/TaskFiltersBar.tsx';
+import { TaskList } from '../components/TaskList.tsx';
+import { formatCount, plural } from '../state/format.ts';
+import { useStats } from '../state/stats.tsx';
+import { useTaskActions } from '../state/task-actions.ts';
+import { isFiltered, NO_FILTERS, toListQuery, type TaskFilters } from '../state/task-filters.ts';
+import { useNow } from '../state/use-now.ts';
+import { useQuery } from '../state/use-query.ts';
+import { useSelection } from '../state/use-selection.ts';
+import { useTaskPages } from '../state/use-task-pages.ts';
+import { isTyping } from '../state/keyboard.ts';
+
+export function TasksScreen(props: {
+  filters: TaskFilters;
+  setFilters(filters: TaskFilters): void;
+  openTaskId: number | null;
+  openTask(task: Task): void;
+  closeTask(): void;
+  newTask(): void;
+}) {
+  const { filters, setFilters, openTaskId, openTask, closeTask, newTask } = props;
+  const query = toListQuery(filters);
+  const pages = useTaskPages(query);
+  const selection = useSelection();
+  const actions = useTaskActions();
+  const stats = useStats();
+  const kinds = useQuery((api) => api.kinds({}), [], { live: false, refreshMs: 0 });
+  const now = useNow(5000);
+  const [active, setActive] = useState(0);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const resetKey = JSON.stringify(query);
+
+  useEffect(() => setActive(0), [resetKey]);
+
+  // `/` focuses the search from anywhere on this screen (DESIGN-UI keyboard).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+      e.preventDefault();
+      searchRef.current?.focus();
+      searchRef.current?.select();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const after = useCallback(
+    (ids: number[] | null, drop = false) => {
+      if (!ids) return;
+      if (drop) selection.drop(ids);
+      else selection.clear();
+      pages.reload();
+    },
+    [selection, pages],
+  );
+  const retry = useCallback(async (tasks: Task[]) => after(await actions.retry(tasks)), [actions, after]);
+  const cancel = useCallback(async (tasks: Task[]) => after(await actions.cancel(tasks)), [actions, after]);
+  const remove = useCallback(
+    async (tasks: Task[]) => after(await actions.remove(tasks), true),
+    [actions, after],
+  );
+
+  const groupNames = (stats.data?.groups ?? []).map((g) => g.name);
+  if (filters.group && !groupNames.includes(filters.group)) groupNames.push(filters.group);
+  const kindNames = (kinds.data ?? []).map((k) => k.kind);
+  if (filters.kind && !kindNames.includes(filters.kind)) kindNames.push(filters.kind);
+
+  const total = pages.total;
+  let body;
+  if (total === undefined) {
+    body = pages.error ? (
+      <ErrorState error={pages.error} what="tasks" onRetry={pages.reload} />
+    ) : (
+      <LoadingState label="Loading tasks…" />
+    );
+  } else if (total === 0) {
+    body = isFiltered(filters) ? (
+      <EmptyState symbol="⌕" title="No tasks match these filters">
+        <button
+          type="button"
+          onClick={() => setFilters({ ...NO_FILTERS, sort: filters.sort, order: filters.order })}
+        >
+          Clear filters
+        </button>
+      </EmptyState>
+    ) : (
+      <EmptyState symbol="○" title="No tasks yet">
+        <p>
+          Add one with{' '}
+          <button type="button" className="link" onClick={newTask}>
+            New task
+          </button>
+          , or from a terminal: <code>semaforo enqueue -- echo hello</code>
+        </p>
+      </EmptyState>
+    );
+  } else {
+    body = (
+      <TaskList
+        pages={pages}
+        total={total}
+        selection={selection}
+        active={Math.min(active, total - 1)}
+        setActive={setActive}
+        openTaskId={openTaskId}
+        now={now}
+        onOpen={openTask}
+        onRetry={retry}
+        onDelete={remove}
+        onEscape={closeTask}
+        resetKey={resetKey}
+      />
+    );
+  }
+
+  return (
+    <div className="screen tasks-screen">
+      <header className="screen-head">
+        <h1>Tasks</h1>
+        <span className="muted" data-testid="task-total" aria-live="polite">
+          {total === undefined
+            ? ''
+            : isFiltered(filters)
+              ? `${plural(total, 'match', 'matches')}`
+              : plural(total, 'task')}
+        </span>
+        <button type="button" className="primary push-right" onClick={newTask}>
+          <span aria-hidden="true">+</span> New task
+        </button>
+      </header>
+      <TaskFiltersBar
+        filters={filters}
+        onChange={setFilters}
+        groups={groupNames}
+        kinds={kindNames}
+        searchRef={searchRef}
+      />
+      <BulkBar
+        count={selection.size}
+        onRetry={() => retry(selection.tasks())}
+        onCancel={() => cancel(selection.tasks())}
+        onDelete={() => remove(selection.tasks())}
+        onClear={selection.clear}
+      />
+      {pages.error && total !== undefined && (
+        <p className="banner tone-red" role="alert">
+          Showing older rows: {pages.error.message}
+        </p>
+      )}
+      {body}
+      {total !== undefined && total > 0 && (
+        <p className="keys-hint muted">
+          ↑↓ move · Enter opens · Space selects · R retries · Delete deletes · / searches ·{' '}
+          {formatCount(total)} rows
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,37 @@
+import type { ApiInput } from '../../shared/api.ts';
+import type { TaskStatus } from '../../shared/domain.ts';
+import type { SORT_FIELDS } from '../../shared/schemas.ts';
+
+export type SortField = (typeof SORT_FIELDS)[number];
+
+/** What the Tasks screen shows; kept above the screen so it survives a visit elsewhere. */
+export interface TaskFilters {
+  status: TaskStatus[];
+  group: string;
+  kind: string;
+  search: string;
+  sort: SortField;
+  order: 'asc' | 'desc';
+}
+
+export const NO_FILTERS: TaskFilters = {
+  status: [],
+  group: '',
+  kind: '',
+  search: '',
+  sort: 'createdAt',
+  order: 'desc',
+};
+
+export function isFiltered(f: TaskFilters): boolean {
+  return f.status.length > 0 || f.group !== '' || f.kind !== '' || f.search.trim() !== '';
+}
+
+export function toListQuery(f: TaskFilters): NonNullable<ApiInput<'listTasks'>> {
+  const q: NonNullable<ApiInput<'listTasks'>> = { sort: f.sort, order: f.order };
+  if (f.status.length) q.status = f.status;
+  if (f.group) q.group = f.group;
+  if (f.kind) q.kind = f.kind;
+  if (f.search.trim()) q.search = f.search.trim();
+  return q;
+}

@@ -1,0 +1,278 @@
+/**
+ * The New task form's model: text fields in, a task spec out. Text becomes values here (durations
+ * via shared/durations, numbers, header lines, JSON); the spec is then checked with the shared
+ * taskSpecSchema, so the form says exactly what the server would. Payload details of each kind are
+ * checked by the server's handler (its ApiError issues land on the same fields by path).
+ */
+import type { JsonValue, Task } from '../../shared/domain.ts';
+import { formatDuration, parseDuration } from '../../shared/durations.ts';
+import { ValidationError, type FieldIssue } from '../../shared/errors.ts';
+import { parseInput, taskSpecSchema, type TaskSpec } from '../../shared/schemas.ts';
+
+export const FORM_KINDS = ['shell', 'http', 'sqlite-backup', 'sleep'] as const;
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+
+export interface TaskForm {
+  kind: string;
+  name: string;
+  group: string;
+  priority: string;
+  maxAttempts: string;
+  timeout: string;
+  delay: string;
+  // shell
+  command: string;
+  /** one argument per line (so arguments may contain spaces) */
+  args: string;
+  cwd: string;
+  // http
+  method: string;
+  url: string;
+  /** `Name: value`, one per line */
+  headers: string;
+  body: string;
+  expectStatus: string;
+  // sqlite-backup
+  source: string;
+  destDir: string;
+  keep: string;
+  // sleep
+  ms: string;
+  /** the whole payload as JSON, for kinds without their own fields */
+  payloadJson: string;
+  /** payload keys a duplicated task had that the fields above do not show; sent unchanged */
+  extra: Record<string, JsonValue>;
+}
+
+export type FieldName = Exclude<keyof TaskForm, 'extra'>;
+
+export const EMPTY_FORM: TaskForm = {
+  kind: 'shell',
+  name: '',
+  group: '',
+  priority: '5',
+  maxAttempts: '',
+  timeout: '',
+  delay: '',
+  command: '',
+  args: '',
+  cwd: '',
+  method: 'GET',
+  url: '',
+  headers: '',
+  body: '',
+  expectStatus: '',
+  source: '',
+  destDir: '',
+  keep: '',
+  ms: '',
+  payloadJson: '{}',
+  extra: {},
+};
+
+/** Where each field's value goes in the spec: issues with this path (or below it) belong to it. */
+export const FIELD_PATHS: Record<FieldName, string> = {
+  kind: 'kind',
+  name: 'name',
+  group: 'group',
+  priority: 'priority',
+  maxAttempts: 'maxAttempts',
+  timeout: 'timeout',
+  delay: 'delay',
+  command: 'payload.command',
+  args: 'payload.args',
+  cwd: 'payload.cwd',
+  method: 'payload.method',
+  url: 'payload.url',
+  headers: 'payload.headers',
+  body: 'payload.body',
+  expectStatus: 'payload.expectStatus',
+  source: 'payload.source',
+  destDir: 'payload.destDir',
+  keep: 'payload.keep',
+  ms: 'payload.ms',
+  payloadJson: 'payload',
+};
+
+export function hasOwnFields(kind: string): boolean {
+  return (FORM_KINDS as readonly string[]).includes(kind);
+}
+
+/** The fields shown for `kind` (issues for hidden fields go to the summary). */
+export function visibleFields(kind: string): FieldName[] {
+  const common: FieldName[] = ['kind', 'name', 'group', 'priority', 'maxAttempts', 'timeout', 'delay'];
+  const own: Record<string, FieldName[]> = {
+    shell: ['command', 'args', 'cwd'],
+    http: ['method', 'url', 'headers', 'body', 'expectStatus'],
+    'sqlite-backup': ['source', 'destDir', 'keep'],
+    sleep: ['ms'],
+  };
+  return [...common, ...(own[kind] ?? ['payloadJson'])];
+}
+
+/** A number where the text is one; otherwise the text itself, so the schema names the problem. */
+function numberish(text: string): number | string | undefined {
+  const t = text.trim();
+  if (t === '') return undefined;
+  return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : t;
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((l) => l.trim() !== '');
+}
+
+function payloadOf(form: TaskForm, issues: FieldIssue[]): JsonValue {
+  const p: Record<string, JsonValue> = { ...form.extra };
+  const put = (key: string, value: JsonValue | undefined) => {
+    if (value !== undefined && value !== '') p[key] = value;
+  };
+  switch (form.kind) {
+    case 'shell':
+      p.command = form.command.trim();
+      put('args', form.args.trim() === '' ? undefined : lines(form.args));
+      put('cwd', form.cwd.trim());
+      return p;
+    case 'http': {
+      put('method', form.method);
+      p.url = form.url.trim();
+      const headers: Record<string, string> = {};
+      lines(form.headers).forEach((line, i) => {
+        const at = line.indexOf(':');
+        if (at <= 0) {
+          issues.push({ path: 'payload.headers', message: `line ${i + 1} is not “Name: value”` });
+          return;
+        }
+        headers[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+      });
+      if (Object.keys(headers).length) p.headers = headers;
+      if (form.body !== '') p.body = form.body;
+      put('expectStatus', numberish(form.expectStatus));
+      return p;
+    }
+    case 'sqlite-backup':
+      p.source = form.source.trim();
+      p.destDir = form.destDir.trim();
+      put('keep', numberish(form.keep));
+      return p;
+    case 'sleep':
+      put('ms', numberish(form.ms) ?? '');
+      if (!('ms' in p)) issues.push({ path: 'payload.ms', message: 'must be a number of milliseconds' });
+      return p;
+    default:
+      try {
+        return JSON.parse(form.payloadJson.trim() || '{}') as JsonValue;
+      } catch (err) {
+        issues.push({ path: 'payload', message: `is not valid JSON (${(err as Error).message})` });
+        return {};
+      }
+  }
+}
+
+function durationField(text: string, path: string, issues: FieldIssue[]): number | undefined {
+  if (text.trim() === '') return undefined;
+  const ms = parseDuration(text);
+  if (ms === null) {
+    issues.push({ path, message: 'is not a duration; write e.g. 500ms, 30s, 5m, 2h or 1h30m' });
+    return undefined;
+  }
+  return ms;
+}
+
+/** The spec the form describes, and every problem the shared schema (or the text) has with it. */
+export function buildSpec(form: TaskForm): { spec: TaskSpec; issues: FieldIssue[] } {
+  const issues: FieldIssue[] = [];
+  const spec: Record<string, unknown> = { kind: form.kind.trim(), payload: payloadOf(form, issues) };
+  const name =
+    form.name.trim() ||
+    (form.kind === 'shell' && form.command.trim()
+      ? [form.command.trim(), ...lines(form.args)].join(' ')
+      : '');
+  if (name) spec.name = name.slice(0, 200);
+  if (form.group.trim()) spec.group = form.group.trim();
+  const put = (key: string, value: unknown) => {
+    if (value !== undefined) spec[key] = value;
+  };
+  put('priority', numberish(form.priority));
+  put('maxAttempts', numberish(form.maxAttempts));
+  put('timeout', durationField(form.timeout, 'timeout', issues));
+  put('delay', durationField(form.delay, 'delay', issues));
+  try {
+    parseInput(taskSpecSchema, spec);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    for (const issue of err.issues) if (!issues.some((i) => i.path === issue.path)) issues.push(issue);
+  }
+  return { spec: spec as TaskSpec, issues };
+}
+
+/** Which field an issue belongs to: the one whose path is the issue's or the nearest above it. */
+export function fieldOf(path: string, fields: readonly FieldName[]): FieldName | null {
+  let best: FieldName | null = null;
+  for (const f of fields) {
+    const fp = FIELD_PATHS[f];
+    const under = path === fp || path.startsWith(`${fp}.`) || path.startsWith(`${fp}[`);
+    if (under && (!best || fp.length > FIELD_PATHS[best].length)) best = f;
+  }
+  return best;
+}
+
+const text = (v: JsonValue | undefined) =>
+  typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v);
+const num = (v: JsonValue | undefined) => (typeof v === 'number' ? String(v) : '');
+
+/** A form filled from an existing task, for duplicate-and-edit. */
+export function formFromTask(task: Task): TaskForm {
+  const form: TaskForm = {
+    ...EMPTY_FORM,
+    kind: task.kind,
+    name: task.name,
+    group: task.group,
+    priority: String(task.priority),
+    maxAttempts: String(task.maxAttempts),
+    timeout: task.timeout === null ? '' : formatDuration(task.timeout),
+  };
+  const payload =
+    task.payload && typeof task.payload === 'object' && !Array.isArray(task.payload)
+      ? { ...task.payload }
+      : null;
+  if (!payload || !hasOwnFields(task.kind))
+    return { ...form, payloadJson: JSON.stringify(task.payload, null, 2) };
+  const take = (key: string) => {
+    const v = payload[key];
+    delete payload[key];
+    return v;
+  };
+  switch (task.kind) {
+    case 'shell': {
+      form.command = text(take('command'));
+      const args = take('args');
+      form.args = Array.isArray(args) ? args.map((a) => text(a)).join('\n') : '';
+      form.cwd = text(take('cwd'));
+      break;
+    }
+    case 'http': {
+      form.method = text(take('method')) || 'GET';
+      form.url = text(take('url'));
+      const headers = take('headers');
+      form.headers =
+        headers && typeof headers === 'object' && !Array.isArray(headers)
+          ? Object.entries(headers)
+              .map(([k, v]) => `${k}: ${text(v)}`)
+              .join('\n')
+          : '';
+      form.body = text(take('body'));
+      form.expectStatus = num(take('expectStatus'));
+      break;
+    }
+    case 'sqlite-backup':
+      form.source = text(take('source'));
+      form.destDir = text(take('destDir'));
+      form.keep = num(take('keep'));
+      break;
+    case 'sleep':
+      form.ms = num(take('ms'));
+      break;
+  }
+  form.extra = payload;
+  return form;
+}

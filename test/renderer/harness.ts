@@ -1,0 +1,218 @@
+/**
+ * What the dashboard's e2e tests drive: the real `semaforo` CLI in child processes (serve, work,
+ * enqueue, …) on a temp database, the renderer build, and headless Chromium via playwright-core.
+ * Kept apart from test/helpers.ts, whose afterEach clean-up would tear down the server and the
+ * temp folder this suite shares across the tests of one file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { Locator, Page } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(ROOT, 'bin/semaforo.js');
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+export const SCREENSHOTS = path.join(ROOT, 'test-results/screenshots');
+const DIST_INDEX = path.join(ROOT, 'dist/renderer/index.html');
+
+const children = new Set<ChildProcess>();
+const dirs: string[] = [];
+
+export function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'semaforo-e2e-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function env(db: string): NodeJS.ProcessEnv {
+  return { ...process.env, SEMAFORO_HOME: path.dirname(db), SEMAFORO_DB: db, NO_COLOR: '1' };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `semaforo --db DB ARGS` in its own process, as a script or cron job would run it. */
+export function semaforo(db: string, args: readonly string[], stdin = ''): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, '--db', db, ...args], { env: env(db), stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+/** Like `semaforo`, but fails the test when the command does, and parses `--json` output. */
+export async function semaforoJson<T>(db: string, args: readonly string[], stdin = ''): Promise<T> {
+  const r = await semaforo(db, ['--json', ...args], stdin);
+  if (r.code !== 0) throw new Error(`semaforo ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** Enqueues task specs in one `enqueue --stdin` transaction; returns their ids. */
+export async function enqueueMany(db: string, specs: readonly object[]): Promise<number[]> {
+  const tasks = await semaforoJson<{ id: number }[]>(
+    db,
+    ['enqueue', '--stdin'],
+    specs.map((s) => JSON.stringify(s)).join('\n'),
+  );
+  return tasks.map((t) => t.id);
+}
+
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface Served {
+  db: string;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  dashboardUrl: string;
+  token: string;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** `semaforo serve --port 0` on `db`; resolves once it printed its Dashboard line. */
+export async function serve(db: string, extra: readonly string[] = []): Promise<Served> {
+  const child = track(
+    spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', ...extra], { env: env(db) }),
+  );
+  let stderr = '';
+  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+  const lines = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`serve printed nothing in 15 s; stderr: ${stderr}`)),
+      15_000,
+    );
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      resolve(line);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  const m = /^Dashboard: (http:\/\/[^/]+)\/#token=([A-Za-z0-9_-]+)$/.exec(first);
+  if (!m) throw new Error(`unexpected first line from serve: ${first}`);
+  return {
+    db,
+    origin: m[1]!,
+    token: m[2]!,
+    dashboardUrl: `${m[1]}/#token=${m[2]}`,
+    stderr: () => stderr,
+    stop: () => stopChild(child),
+  };
+}
+
+/** `semaforo work` on `db` until stopped. */
+export function work(db: string): { stop(): Promise<void> } {
+  const child = track(spawn(process.execPath, [BIN, '--db', db, 'work'], { env: env(db), stdio: 'ignore' }));
+  return { stop: () => stopChild(child) };
+}
+
+export async function cleanUp(): Promise<void> {
+  await Promise.all([...children].map(stopChild));
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/renderer when it is missing or older than the renderer's (or shared/) sources. */
+export async function ensureRendererBuilt(): Promise<'fresh' | 'built'> {
+  const built = fs.existsSync(DIST_INDEX) ? fs.statSync(DIST_INDEX).mtimeMs : 0;
+  const sources = Math.max(newestMtime(path.join(ROOT, 'renderer')), newestMtime(path.join(ROOT, 'shared')));
+  if (built > sources) return 'fresh';
+  const vite = path.join(ROOT, 'node_modules/vite/bin/vite.js');
+  const r = await new Promise<CliResult>((resolve, reject) => {
+    const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  if (r.code !== 0) throw new Error(`vite build failed (${r.code}): ${r.stderr || r.stdout}`);
+  return 'built';
+}
+
+/** Waits until `locator`'s whole text is `text` (exact, trimmed). */
+export async function waitForText(locator: Locator, text: string | RegExp, timeout = 10_000): Promise<void> {
+  const want =
+    typeof text === 'string' ? new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) : text;
+  await locator.filter({ hasText: want }).first().waitFor({ timeout });
+}
+
+/** The names in the Tasks grid's rendered rows, top to bottom. */
+export async function rowNames(page: Page): Promise<string[]> {
+  return page
+    .locator('[role="grid"][aria-label="Tasks"] [role="row"][data-task-id] .cell-name')
+    .allTextContents();
+}
+
+/** Waits until the Tasks grid shows exactly these names (live data arrives asynchronously). */
+export async function waitForRows(page: Page, names: readonly string[], timeout = 10_000): Promise<void> {
+  try {
+    await page.waitForFunction(
+      (want) => {
+        const got = [...document.querySelectorAll('[role="grid"] [data-task-id] .cell-name')].map(
+          (e) => e.textContent,
+        );
+        return JSON.stringify(got) === JSON.stringify(want);
+      },
+      names,
+      { timeout },
+    );
+  } catch (err) {
+    throw new Error(
+      `Tasks grid shows [${(await rowNames(page)).join(', ')}], expected [${names.join(', ')}]`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}

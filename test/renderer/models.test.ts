@@ -1,0 +1,198 @@
+/**
+ * The renderer's pure models, without a browser: what the New task form sends and where its
+ * messages go, the last-hour chart's buckets, and how failures are grouped.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../shared/domain.ts';
+import { groupFailures } from '../../renderer/state/failure-groups.ts';
+import { BUCKET_MS, BUCKETS, bucketsFrom } from '../../renderer/state/hour-series.ts';
+import { groupUpdateFrom, settingsUpdateFrom } from '../../renderer/state/limits-form.ts';
+import {
+  buildSpec,
+  EMPTY_FORM,
+  fieldOf,
+  formFromTask,
+  visibleFields,
+} from '../../renderer/state/task-form.ts';
+
+function task(over: Partial<Task>): Task {
+  return {
+    id: 1,
+    kind: 'shell',
+    name: 'a task',
+    group: 'default',
+    priority: 5,
+    status: 'failed',
+    attempts: 1,
+    maxAttempts: 3,
+    payload: {},
+    result: null,
+    error: null,
+    runAt: 0,
+    timeout: null,
+    unique: null,
+    createdAt: 0,
+    startedAt: null,
+    finishedAt: null,
+    progress: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    cancelRequested: false,
+    retryAfterCount: 0,
+    reservedFor: null,
+    ...over,
+  };
+}
+
+describe('New task form model', () => {
+  it('turns the fields into the spec the CLI would send, durations in milliseconds', () => {
+    const { spec, issues } = buildSpec({
+      ...EMPTY_FORM,
+      command: 'rsync',
+      args: '-a\n/home/me/photos\n/mnt/backup dir',
+      group: 'backups',
+      priority: '1',
+      maxAttempts: '5',
+      timeout: '1h30m',
+      delay: '10m',
+    });
+    expect(issues).toEqual([]);
+    expect(spec).toEqual({
+      kind: 'shell',
+      name: 'rsync -a /home/me/photos /mnt/backup dir',
+      group: 'backups',
+      priority: 1,
+      maxAttempts: 5,
+      timeout: 90 * 60_000,
+      delay: 10 * 60_000,
+      payload: { command: 'rsync', args: ['-a', '/home/me/photos', '/mnt/backup dir'] },
+    });
+  });
+
+  it("reports the shared schema's messages and unreadable text under the field they belong to", () => {
+    const { issues } = buildSpec({
+      ...EMPTY_FORM,
+      command: 'x',
+      priority: 'high',
+      delay: 'soon',
+      group: 'bad group!',
+    });
+    const byPath = Object.fromEntries(issues.map((i) => [i.path, i.message]));
+    expect(byPath.priority).toBe('must be an integer from 0 to 9');
+    expect(byPath.delay).toMatch(/is not a duration/);
+    expect(byPath.group).toMatch(/must be 1-64 letters/);
+    const fields = visibleFields('shell');
+    expect(fieldOf('payload.command', fields)).toBe('command');
+    expect(fieldOf('payload.args[2]', fields)).toBe('args');
+    expect(fieldOf('payload.env.HOME', fields)).toBeNull(); // no env field: goes to the summary
+    expect(fieldOf('payload.headers.X-Key', visibleFields('http'))).toBe('headers');
+  });
+
+  it('reads http headers as "Name: value" lines and says which line is not one', () => {
+    const ok = buildSpec({
+      ...EMPTY_FORM,
+      kind: 'http',
+      method: 'POST',
+      url: 'https://x.test/a',
+      headers: 'A: 1\nB: two: three',
+      body: '{"a":1}',
+    });
+    expect(ok.spec.payload).toEqual({
+      method: 'POST',
+      url: 'https://x.test/a',
+      headers: { A: '1', B: 'two: three' },
+      body: '{"a":1}',
+    });
+    const bad = buildSpec({ ...EMPTY_FORM, kind: 'http', url: 'https://x.test', headers: 'A: 1\nno colon' });
+    expect(bad.issues).toContainEqual({ path: 'payload.headers', message: 'line 2 is not “Name: value”' });
+  });
+
+  it('duplicates a task into a form that sends the same spec, keeping payload keys it has no field for', () => {
+    const original = task({
+      kind: 'shell',
+      name: 'nightly',
+      group: 'backups',
+      priority: 2,
+      maxAttempts: 4,
+      timeout: 300_000,
+      payload: { command: 'backup.sh', args: ['--full'], cwd: '/srv', env: { MODE: 'x' } },
+    });
+    const form = formFromTask(original);
+    expect(form.extra).toEqual({ env: { MODE: 'x' } });
+    expect(buildSpec(form).spec).toEqual({
+      kind: 'shell',
+      name: 'nightly',
+      group: 'backups',
+      priority: 2,
+      maxAttempts: 4,
+      timeout: 300_000,
+      payload: { env: { MODE: 'x' }, command: 'backup.sh', args: ['--full'], cwd: '/srv' },
+    });
+    // A kind without its own fields is edited as JSON.
+    const custom = formFromTask(task({ kind: 'invoice-pdf', payload: { id: 7 } }));
+    expect(buildSpec(custom).spec.payload).toEqual({ id: 7 });
+  });
+});
+
+describe('limits forms', () => {
+  it('reads rates as people type them and blanks as "no limit"', () => {
+    expect(groupUpdateFrom({ concurrency: '2', rate: '10/min' }).update).toEqual({
+      concurrency: 2,
+      rate: { limit: 10, periodMs: 60_000 },
+    });
+    expect(groupUpdateFrom({ concurrency: '', rate: '' }).update).toEqual({ concurrency: null, rate: null });
+    expect(groupUpdateFrom({ concurrency: '0', rate: 'fast' }).messages).toEqual({
+      concurrency: 'must be an integer from 1 to 10000',
+      rate: expect.stringMatching(/"fast" is not a rate/),
+    });
+    expect(settingsUpdateFrom({ globalConcurrency: '3', retentionDays: '-1' }).messages).toEqual({
+      retentionDays: 'must be an integer from 0 to 36500',
+    });
+  });
+});
+
+describe('last-hour chart buckets', () => {
+  it('turns cumulative windows into per-bucket throughput and failure rate, oldest first', () => {
+    // Windows of 5, 10, … 60 min: 2 done in the newest bucket, 1 failed + 1 done in the oldest.
+    const cumulative = Array.from({ length: BUCKETS }, (_, k) =>
+      k < BUCKETS - 1 ? { done: 2, failed: 0 } : { done: 3, failed: 1 },
+    );
+    const now = 1_800_000_000_000;
+    const s = bucketsFrom(cumulative, now);
+    expect(s.times).toHaveLength(BUCKETS);
+    expect(s.times.at(-1)).toBe(now / 1000);
+    expect(s.times[0]).toBe((now - (BUCKETS - 1) * BUCKET_MS) / 1000);
+    expect(s.perMinute[0]).toBeCloseTo(2 / 5);
+    expect(s.perMinute.at(-1)).toBeCloseTo(2 / 5);
+    expect(s.failurePercent[0]).toBe(50);
+    expect(s.failurePercent[1]).toBeNull(); // nothing finished: no rate, not 0 %
+    expect(s.failurePercent.at(-1)).toBe(0);
+    expect({ finished: s.finished, failed: s.failed }).toEqual({ finished: 4, failed: 1 });
+  });
+
+  it('never shows a negative bucket when tasks finish between the requests of one refresh', () => {
+    const cumulative = Array.from({ length: BUCKETS }, (_, k) => ({ done: k === 0 ? 5 : 4, failed: 0 }));
+    const s = bucketsFrom(cumulative, Date.now());
+    expect(Math.min(...s.perMinute)).toBeGreaterThanOrEqual(0);
+    expect(s.finished).toBe(5);
+  });
+});
+
+describe('failure groups', () => {
+  it('groups failed tasks by kind and error, ignoring the numbers that differ between runs', () => {
+    const groups = groupFailures([
+      task({ id: 3, error: '"sync" exited with code 2 after 1.5 s\nstack…' }),
+      task({ id: 2, error: '"sync" exited with code 2 after 3 s' }),
+      task({ id: 1, kind: 'http', error: 'HTTP 503 from https://x.test' }),
+      task({ id: 4, error: null }),
+      task({ id: 5, error: '"sync" exited with code 3 after 2 s' }),
+      task({ id: 6, kind: 'http', error: 'HTTP 503 from https://x.test' }),
+    ]);
+    expect(groups.map((g) => [g.kind, g.error, g.tasks.map((t) => t.id)])).toEqual([
+      ['shell', '"sync" exited with code 2 after 1.5 s', [3, 2]],
+      ['http', 'HTTP 503 from https://x.test', [1, 6]],
+      ['shell', 'no error message', [4]],
+      ['shell', '"sync" exited with code 3 after 2 s', [5]],
+    ]);
+  });
+});
