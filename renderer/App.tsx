@@ -15,7 +15,7 @@ import { OverviewScreen } from './screens/OverviewScreen.tsx';
 import { SettingsScreen } from './screens/SettingsScreen.tsx';
 import { TaskDetailPanel } from './screens/TaskDetailPanel.tsx';
 import { TasksScreen } from './screens/TasksScreen.tsx';
-import { ApiProvider } from './state/api-context.tsx';
+import { ApiProvider, useApi } from './state/api-context.tsx';
 import { ChangesProvider } from './state/changes.tsx';
 import { ConfirmProvider } from './state/confirm.tsx';
 import type { ConnectionSignal } from './state/connection.ts';
@@ -50,6 +50,18 @@ function Shell({ connection }: { connection?: ConnectionSignal }) {
     version: 0,
   });
   const stats = useStats();
+  const api = useApi();
+
+  // The desktop app asks for a task or the failures when a notification or tray item is clicked.
+  useEffect(
+    () =>
+      api.subscribe((e) => {
+        if (e.type !== 'navigate') return;
+        if (e.data.taskId !== undefined) navigate({ screen: 'tasks', taskId: e.data.taskId });
+        else navigate({ screen: 'failures', taskId: null });
+      }),
+    [api, navigate],
+  );
 
   useEffect(() => {
     document.title = `Semaforo — ${SCREEN_TITLES[route.screen]}`;

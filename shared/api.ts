@@ -103,6 +103,8 @@ export function isRequestName(name: string): name is RequestName {
 export interface ApiEvents {
   /** Some tasks changed; `taskIds` are those this process knows of, `external` another process wrote. */
   changed: { taskIds: number[]; external: boolean };
+  /** Only from the desktop app: show this task, or the failures (a notification or tray click). */
+  navigate: { taskId?: number; failuresOfGroup?: string };
 }
 export type EventName = keyof ApiEvents;
 export type ApiEvent = { [K in EventName]: { type: K; data: ApiEvents[K] } }[EventName];

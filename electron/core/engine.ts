@@ -99,6 +99,11 @@ export interface Engine {
   /** Deletes finished tasks that ended more than `olderThanMs` ago; returns how many. */
   purge(olderThanMs?: unknown): number;
   onChange(listener: ChangeListener): () => void;
+  /**
+   * Reports other processes' writes as change events even while this engine does not dispatch
+   * (a dispatcher does this itself), e.g. for `serve --no-work`. Returns a function that stops it.
+   */
+  watchExternalChanges(intervalMs?: number): () => void;
   /** Starts dispatching in this process. */
   start(): void;
   readonly dispatching: boolean;
@@ -262,6 +267,17 @@ export function createEngine(options: EngineOptions): Engine {
     },
     onChange(listener) {
       return changes.subscribe(listener);
+    },
+    watchExternalChanges(intervalMs = 100) {
+      let last = store.dataVersion();
+      const timer = setInterval(() => {
+        if (dispatcher || closed) return;
+        const v = store.dataVersion();
+        if (v !== last) changes.add([], true);
+        last = v;
+      }, intervalMs);
+      timer.unref();
+      return () => clearInterval(timer);
     },
     get dispatching() {
       return dispatcher !== null;

@@ -6,7 +6,7 @@ import { startServer, type RunningServer } from '../../electron/server/server.ts
 import { checkHost, checkOrigin, checkToken, loopbackHosts } from '../../electron/server/guard.ts';
 import { resolveStatic } from '../../electron/server/static-files.ts';
 import { TOKEN_FILE } from '../../electron/server/token.ts';
-import { spawnNode, tempDir, testEngine } from '../helpers.ts';
+import { spawnNode, tempDir, testEngine, waitFor } from '../helpers.ts';
 import { BIN } from '../cli/cli-helpers.ts';
 
 interface Reply {
@@ -245,5 +245,20 @@ describe('semaforo serve as a process', () => {
     expect(JSON.parse(r.body).value.counts.pending).toBe(0);
     child.kill('SIGTERM');
     expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+  });
+});
+
+describe('serve --no-work', () => {
+  it('still reports writes made by other processes as change events', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'queue.db');
+    const engine = testEngine({ file, eventIntervalMs: 20 });
+    const stop = engine.watchExternalChanges(20);
+    const seen: boolean[] = [];
+    engine.onChange((b) => seen.push(b.external));
+    const other = testEngine({ file });
+    other.enqueue({ kind: 'sleep', payload: { ms: 0 } });
+    await waitFor(() => seen.includes(true), 'an external change event');
+    stop();
   });
 });

@@ -53,6 +53,7 @@ export function serveCommand(ctx: CliContext): Command {
           `semaforo serve: warning: listening on ${opts.host}: anyone on the network with the token controls this queue\n`,
         );
       if (opts.work) engine.start();
+      else engine.watchExternalChanges();
       await new Promise<void>((resolve) => {
         const off = io.onSignal(() => {
           off();
