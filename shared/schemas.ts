@@ -40,6 +40,13 @@ const intIn = (min: number, max: number) =>
     .min(min, { error: `must be an integer from ${min} to ${max}` })
     .max(max, { error: `must be an integer from ${min} to ${max}` });
 
+/** A per-attempt time limit in milliseconds, as handler payloads and modules give it. */
+export const timeoutMsSchema = z
+  .number({ error: `must be a number of milliseconds from 1 to ${LIMITS.timeoutMs.max}` })
+  .int({ error: 'must be a whole number of milliseconds' })
+  .min(1, { error: `must be a number of milliseconds from 1 to ${LIMITS.timeoutMs.max}` })
+  .max(LIMITS.timeoutMs.max, { error: `must be a number of milliseconds from 1 to ${LIMITS.timeoutMs.max}` });
+
 /** A duration in milliseconds (0 up to 100 years). */
 export const durationSchema = intIn(0, 100 * 365 * 24 * 3600_000);
 

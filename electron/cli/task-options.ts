@@ -41,10 +41,17 @@ function bad(option: string, message: string): never {
   throw new ValidationError([{ path: option, message }]);
 }
 
-function int(option: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^-?\d+$/.test(text.trim())) bad(option, `"${text}" is not a whole number`);
+/**
+ * A whole number given as option text. Signed numbers pass through so the engine's schema can
+ * say what range is allowed (e.g. priority 0 to 9); counts and ids use `unsigned`.
+ */
+export function wholeNumber(option: string, text: string, { signed = false } = {}): number {
+  if (!(signed ? /^-?\d+$/ : /^\d+$/).test(text.trim())) bad(option, `"${text}" is not a whole number`);
   return Number(text);
+}
+
+function int(option: string, text: string | undefined): number | undefined {
+  return text === undefined ? undefined : wholeNumber(option, text, { signed: true });
 }
 
 export function duration(option: string, text: string | undefined): number | undefined {

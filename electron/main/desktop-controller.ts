@@ -3,6 +3,7 @@
  * the tray and notifications should show, enqueues failure webhooks, and carries out tray
  * actions. The Electron side (main.ts) is a `DesktopHost` that only renders and reports.
  */
+import type { QueueSettings } from '../../shared/domain.ts';
 import type { Engine } from '../core/engine.ts';
 import type { Logger } from '../core/logger.ts';
 import { NotificationPolicy, type Notice } from './policy/notification-policy.ts';
@@ -68,8 +69,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
     dueTimer.unref?.();
   };
 
-  const checkFailures = () => {
-    const settings = o.engine.stats(0).settings;
+  const checkFailures = (settings: QueueSettings) => {
     for (;;) {
       const failed = o.engine.failedSince(cursor, 500);
       if (failed.length === 0) break;
@@ -91,8 +91,9 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
 
   const refresh = () => {
     try {
-      checkFailures();
+      // One stats read per refresh serves both the failure check and the tray.
       const stats = o.engine.stats(5);
+      checkFailures(stats.settings);
       const groupsWithWork = stats.groups.filter(
         (g) => g.counts.pending + g.counts.retrying + g.counts.running > 0,
       );

@@ -6,7 +6,7 @@ import { LIMITS, SORT_FIELDS } from '../../../shared/schemas.ts';
 import type { CliContext } from '../context.ts';
 import { statsText, taskDetail, taskTable } from '../format.ts';
 import { progressLine } from '../io.ts';
-import { addTaskOptions, taskSpecFrom, type TaskOptions } from '../task-options.ts';
+import { addTaskOptions, taskSpecFrom, wholeNumber, type TaskOptions } from '../task-options.ts';
 import { readLines } from '../read-lines.ts';
 import { loadKinds } from '../kinds.ts';
 
@@ -92,10 +92,7 @@ function statusList(text: string | undefined): TaskStatus[] | undefined {
 }
 
 function intOption(name: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text))
-    throw new ValidationError([{ path: name, message: `"${text}" is not a whole number` }]);
-  return Number(text);
+  return text === undefined ? undefined : wholeNumber(name, text);
 }
 
 export function listCommand(ctx: CliContext): Command {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { JsonValue } from '../../../shared/domain.ts';
-import { LIMITS } from '../../../shared/schemas.ts';
+import { timeoutMsSchema } from '../../../shared/schemas.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
 import type { Handler, HandlerContext } from './registry.ts';
 import { retryAfterDelay } from './retry-after.ts';
@@ -70,14 +70,7 @@ const httpPayload = z
       .min(100, { error: 'must be an HTTP status from 100 to 599' })
       .max(599, { error: 'must be an HTTP status from 100 to 599' })
       .optional(),
-    timeoutMs: z
-      .number({ error: `must be a number of milliseconds from 1 to ${LIMITS.timeoutMs.max}` })
-      .int({ error: 'must be a whole number of milliseconds' })
-      .min(1, { error: `must be a number of milliseconds from 1 to ${LIMITS.timeoutMs.max}` })
-      .max(LIMITS.timeoutMs.max, {
-        error: `must be a number of milliseconds from 1 to ${LIMITS.timeoutMs.max}`,
-      })
-      .optional(),
+    timeoutMs: timeoutMsSchema.optional(),
   })
   .superRefine((p, ctx) => {
     const method = p.method ?? 'GET';

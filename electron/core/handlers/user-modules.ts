@@ -14,7 +14,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { JsonValue } from '../../../shared/domain.ts';
-import { LIMITS, kindSchema, parseInput } from '../../../shared/schemas.ts';
+import { kindSchema, parseInput, timeoutMsSchema } from '../../../shared/schemas.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
 import { builtinHandlers } from './builtin.ts';
 import type { Handler, HandlerContext } from './registry.ts';
@@ -61,14 +61,7 @@ const exportSchema = z.object({
   payload: z
     .custom<SchemaLike>(isSchemaLike, { error: 'must be a zod schema (an object with safeParse) or absent' })
     .optional(),
-  defaultTimeoutMs: z
-    .number({ error: `must be a number of milliseconds from 1 to ${LIMITS.timeoutMs.max}` })
-    .int({ error: 'must be a whole number of milliseconds' })
-    .min(1, { error: `must be a number of milliseconds from 1 to ${LIMITS.timeoutMs.max}` })
-    .max(LIMITS.timeoutMs.max, {
-      error: `must be a number of milliseconds from 1 to ${LIMITS.timeoutMs.max}`,
-    })
-    .optional(),
+  defaultTimeoutMs: timeoutMsSchema.optional(),
   run: z.custom<UserRun>((v) => typeof v === 'function', {
     error: 'must be a function (payload, ctx) => result',
   }),
