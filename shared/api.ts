@@ -13,6 +13,7 @@ import type {
   KindInfo,
   Metrics,
   QueueSettings,
+  Schedule,
   Stats,
   Task,
   TaskPage,
@@ -23,7 +24,10 @@ import {
   groupUpdateSchema,
   LIMITS,
   listQuerySchema,
+  recurrenceSchema,
   retryFilterSchema,
+  scheduleNameSchema,
+  scheduleSpecSchema,
   settingsUpdateSchema,
   taskIdSchema,
   taskSpecSchema,
@@ -34,6 +38,7 @@ const ids = z
   .min(1, { error: 'must name at least one task' })
   .max(LIMITS.batch, { error: `must name at most ${LIMITS.batch} tasks` });
 const nothing = z.strictObject({}).optional();
+const byName = z.strictObject({ name: scheduleNameSchema });
 const maybeGroup = z.strictObject({ group: groupNameSchema.optional() }).optional();
 
 /** Input schema of every request. */
@@ -64,6 +69,17 @@ export const requestSchemas = {
   updateSettings: settingsUpdateSchema,
   purge: z.strictObject({ olderThanMs: z.number().int().min(0) }),
   kinds: nothing,
+  listSchedules: nothing,
+  getSchedule: byName,
+  createSchedule: scheduleSpecSchema,
+  /** replaces the whole schedule (the dashboard's edit form); a new `name` renames it */
+  updateSchedule: z.strictObject({ name: scheduleNameSchema, schedule: scheduleSpecSchema }),
+  pauseSchedule: byName,
+  resumeSchedule: byName,
+  removeSchedule: byName,
+  runScheduleNow: byName,
+  /** the next due times of a recurrence, for the live preview in the form */
+  previewSchedule: recurrenceSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** Output type of every request. */
@@ -85,6 +101,16 @@ export interface ApiOutputs {
   updateSettings: QueueSettings;
   purge: { count: number };
   kinds: KindInfo[];
+  listSchedules: Schedule[];
+  getSchedule: Schedule;
+  createSchedule: Schedule;
+  updateSchedule: Schedule;
+  pauseSchedule: Schedule;
+  resumeSchedule: Schedule;
+  removeSchedule: { name: string };
+  runScheduleNow: EnqueueResult;
+  /** `timezone` is the zone the times were computed in (the local one when none was given) */
+  previewSchedule: { times: number[]; timezone: string | null };
 }
 
 export type RequestName = keyof typeof requestSchemas & keyof ApiOutputs;

@@ -3,7 +3,8 @@
  * engine's own API) validates with these, so the same bad input gets the same message everywhere.
  */
 import { z } from 'zod';
-import { TASK_STATUSES, type JsonValue } from './domain.ts';
+import { MISSED_POLICIES, OVERLAP_POLICIES, TASK_STATUSES, type JsonValue } from './domain.ts';
+import { cronProblem, isTimeZone } from './schedule-times.ts';
 import { ValidationError, formatPath } from './errors.ts';
 import { checkJson } from './json.ts';
 
@@ -68,18 +69,21 @@ const instantSchema = z.union(
 );
 
 /** What a caller gives to enqueue one task. Field names match the task's JSON shape. */
+const taskNameSchema = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .max(LIMITS.nameLength, { error: `must be at most ${LIMITS.nameLength} characters` });
+const maxAttemptsSchema = intIn(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max);
+const taskTimeoutSchema = z.union([intIn(LIMITS.timeoutMs.min, LIMITS.timeoutMs.max), z.null()]);
+
 export const taskSpecSchema = z
   .strictObject({
     kind: kindSchema,
-    name: z
-      .string({ error: 'must be a string' })
-      .min(1, { error: 'must not be empty' })
-      .max(LIMITS.nameLength, { error: `must be at most ${LIMITS.nameLength} characters` })
-      .optional(),
+    name: taskNameSchema.optional(),
     group: groupNameSchema.optional(),
     priority: prioritySchema.optional(),
-    maxAttempts: intIn(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max).optional(),
-    timeout: z.union([intIn(LIMITS.timeoutMs.min, LIMITS.timeoutMs.max), z.null()]).optional(),
+    maxAttempts: maxAttemptsSchema.optional(),
+    timeout: taskTimeoutSchema.optional(),
     runAt: instantSchema.optional(),
     delay: intIn(0, LIMITS.delayMs.max).optional(),
     unique: z
@@ -190,3 +194,76 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefi
     }),
   );
 }
+
+// ---- schedules ----
+
+export const scheduleNameSchema = nameLike('schedule');
+
+/** A 5-field cron expression (minute hour day-of-month month day-of-week), or @daily and friends. */
+export const cronSchema = z
+  .string({ error: 'must be a cron expression' })
+  .max(200, { error: 'must be at most 200 characters' })
+  .transform((s) => s.trim().replace(/\s+/g, ' '))
+  .superRefine((s, ctx) => {
+    const problem = cronProblem(s);
+    if (problem)
+      ctx.addIssue({
+        code: 'custom',
+        message: `is not a valid 5-field cron expression (minute hour day month weekday): ${problem}`,
+      });
+  });
+
+export const timeZoneSchema = z
+  .string({ error: 'must be an IANA time zone name' })
+  .max(100, { error: 'must be at most 100 characters' })
+  .refine(isTimeZone, { error: 'is not a known IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)' });
+
+/** Interval schedules: at least a second apart, at most a year. */
+export const everyMsSchema = intIn(1000, 366 * 24 * 3600_000);
+
+/** What a schedule enqueues: a task spec without its own timing (the schedule gives that). */
+export const taskTemplateSchema = z.strictObject({
+  kind: kindSchema,
+  name: taskNameSchema.optional(),
+  group: groupNameSchema.optional(),
+  priority: prioritySchema.optional(),
+  maxAttempts: maxAttemptsSchema.optional(),
+  timeout: taskTimeoutSchema.optional(),
+  payload: payloadSchema,
+});
+
+const recurrenceFields = {
+  cron: cronSchema.optional(),
+  timezone: timeZoneSchema.optional(),
+  everyMs: everyMsSchema.optional(),
+};
+
+function checkRecurrence(s: { cron?: string; timezone?: string; everyMs?: number }, ctx: z.RefinementCtx) {
+  if ((s.cron === undefined) === (s.everyMs === undefined))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['cron'],
+      message: 'give either cron or everyMs, not both or neither',
+    });
+  if (s.timezone !== undefined && s.cron === undefined)
+    ctx.addIssue({ code: 'custom', path: ['timezone'], message: 'applies to cron schedules only' });
+}
+
+/** A whole schedule as a caller creates or replaces it. */
+export const scheduleSpecSchema = z
+  .strictObject({
+    name: scheduleNameSchema,
+    ...recurrenceFields,
+    task: taskTemplateSchema,
+    missed: z.enum(MISSED_POLICIES, { error: 'must be skip, once or all' }).optional(),
+    overlap: z.enum(OVERLAP_POLICIES, { error: 'must be allow or skip' }).optional(),
+    enabled: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .superRefine(checkRecurrence);
+export type ScheduleSpec = z.input<typeof scheduleSpecSchema>;
+export type ParsedScheduleSpec = z.output<typeof scheduleSpecSchema>;
+
+/** The recurrence alone, for a preview of the next due times while the user types. */
+export const recurrenceSchema = z
+  .strictObject({ ...recurrenceFields, count: intIn(1, 50).optional() })
+  .superRefine(checkRecurrence);

@@ -16,6 +16,7 @@ import {
   settingsCommand,
 } from './commands/operate.ts';
 import { runCommand } from './commands/run.ts';
+import { scheduleCommand } from './commands/schedule.ts';
 import { serveCommand } from './commands/serve.ts';
 import { enqueueCommand, kindsCommand, listCommand, showCommand, statsCommand } from './commands/tasks.ts';
 import { workCommand } from './commands/work.ts';
@@ -57,6 +58,7 @@ Exit codes: 0 ok, 1 failure, 2 bad input. \`semaforo run\` exits with its comman
     purgeCommand(ctx),
     groupCommand(ctx),
     settingsCommand(ctx),
+    scheduleCommand(ctx),
     kindsCommand(ctx),
     serveCommand(ctx),
   ];

@@ -22,17 +22,21 @@ export interface TaskOptions {
   cwd?: string;
 }
 
-export function addTaskOptions(cmd: Command, { kind = true } = {}): Command {
+/** `timing: false` leaves out --delay/--at/--unique (a schedule's due times give those). */
+export function addTaskOptions(cmd: Command, { kind = true, timing = true } = {}): Command {
   if (kind) cmd.option('-k, --kind <kind>', 'which handler runs it (shell when a command follows --)');
-  return cmd
+  cmd
     .option('-n, --name <name>', 'a label shown in lists (default: the command or the kind)')
     .option('-g, --group <group>', 'the group whose limits apply', 'default')
     .option('-p, --priority <0-9>', '0 runs first', '5')
     .option('--max-attempts <n>', 'attempts before the task fails for good')
-    .option('--timeout <dur>', 'abort an attempt after this long (500ms, 30s, 5m, 2h)')
-    .addOption(new Option('--delay <dur>', 'start no sooner than this from now').conflicts('at'))
-    .option('--at <iso8601>', 'start no sooner than this time, e.g. 2026-12-03T03:47:00Z')
-    .option('--unique <key>', 'enqueue nothing if a task with this key is not finished yet')
+    .option('--timeout <dur>', 'abort an attempt after this long (500ms, 30s, 5m, 2h)');
+  if (timing)
+    cmd
+      .addOption(new Option('--delay <dur>', 'start no sooner than this from now').conflicts('at'))
+      .option('--at <iso8601>', 'start no sooner than this time, e.g. 2026-12-03T03:47:00Z')
+      .option('--unique <key>', 'enqueue nothing if a task with this key is not finished yet');
+  return cmd
     .option('--payload <json>', 'the payload as JSON (merged under the command for shell)')
     .option('--cwd <dir>', 'working directory of a shell command');
 }

@@ -5,8 +5,10 @@
  */
 import type {
   GroupInfo,
+  JsonValue,
   Metrics,
   QueueSettings,
+  Schedule,
   Stats,
   Task,
   TaskPage,
@@ -21,7 +23,10 @@ import {
   listQuerySchema,
   parseInput,
   prioritySchema,
+  recurrenceSchema,
   retryFilterSchema,
+  scheduleNameSchema,
+  scheduleSpecSchema,
   settingsUpdateSchema,
   taskIdSchema,
   taskSpecSchema,
@@ -41,6 +46,10 @@ import type { OpenOptions } from './store/sqlite/open.ts';
 import { SqliteTaskStore } from './store/sqlite/sqlite-store.ts';
 import type { EnqueueResult, NewTask, TaskStore } from './store/task-store.ts';
 import { isOwnerProcessGone, newWorkerIdentity } from './worker-identity.ts';
+import { Scheduler, fireDueSchedules } from './schedule/scheduler.ts';
+import type { NewSchedule, StoredSchedule } from './store/schedule-store.ts';
+import { recurrenceOf } from './store/sqlite/schedule-store.ts';
+import { nextDue, nextDues } from '../../shared/schedule-times.ts';
 
 const DAY = 24 * 3600_000;
 
@@ -74,6 +83,10 @@ export interface EngineOptions {
    * dispatcher, which claims only those, under the same limits as everyone else.
    */
   privateWorker?: boolean;
+  /** fire due schedules while dispatching (default: yes, except for a private worker) */
+  schedules?: boolean;
+  /** the longest wait between schedule checks (default 1 s) */
+  scheduleIntervalMs?: number;
 }
 
 export interface Engine {
@@ -98,6 +111,22 @@ export interface Engine {
   resume(group?: unknown): void;
   /** Deletes finished tasks that ended more than `olderThanMs` ago; returns how many. */
   purge(olderThanMs?: unknown): number;
+  listSchedules(): Schedule[];
+  getSchedule(name: unknown): Schedule;
+  createSchedule(spec: unknown): Schedule;
+  /** Replaces the whole schedule; `spec.name` may rename it. */
+  updateSchedule(name: unknown, spec: unknown): Schedule;
+  pauseSchedule(name: unknown): Schedule;
+  resumeSchedule(name: unknown): Schedule;
+  removeSchedule(name: unknown): void;
+  /** Enqueues one run of the schedule's task now, whatever its due times. */
+  runScheduleNow(name: unknown): EnqueueResult;
+  /** The next due times of a recurrence (cron+timezone or everyMs) from now. */
+  previewSchedule(recurrence: unknown): { times: number[]; timezone: string | null };
+  /** Fires the schedules due now (the scheduler does this by itself while dispatching). */
+  fireSchedules(): number[];
+  /** The enabled schedule due soonest, for the tray. */
+  nextSchedule(): { name: string; at: number } | null;
   onChange(listener: ChangeListener): () => void;
   /**
    * Reports other processes' writes as change events even while this engine does not dispatch
@@ -129,6 +158,7 @@ export function createEngine(options: EngineOptions): Engine {
   const changes = new ChangeCoalescer(options.eventIntervalMs ?? 200);
   let dispatcher: Dispatcher | null = null;
   let retentionTimer: ReturnType<typeof setInterval> | null = null;
+  let scheduler: Scheduler | null = null;
   let closed = false;
   const worker = newWorkerIdentity(options.workerLabel);
   const reservedFor = options.privateWorker ? worker : null;
@@ -161,6 +191,54 @@ export function createEngine(options: EngineOptions): Engine {
   const changed = (list: readonly number[]) => {
     changes.add(list);
     if (list.length) dispatcher?.wake();
+  };
+
+  const UPCOMING = 5;
+  const withUpcoming = (s: StoredSchedule): Schedule => {
+    const now = clock.now();
+    const r = recurrenceOf(s, s.nextDueAt ?? now + (s.everyMs ?? 0));
+    // A paused schedule shows what it would do if resumed now.
+    const first = s.enabled ? s.nextDueAt : nextDue(r, now);
+    const upcoming = first === null ? [] : [first, ...nextDues(r, first, UPCOMING - 1)];
+    return { ...s, upcoming };
+  };
+
+  /** Validates a schedule spec (its task payload by the kind's own schema) into what is stored. */
+  const toNewSchedule = (spec: unknown, prefix = ''): NewSchedule => {
+    const s = parseInput(scheduleSpecSchema, spec, prefix);
+    const t = s.task;
+    const payload = registry.parsePayload(t.kind, t.payload, prefix ? `${prefix}.task` : 'task');
+    const enabled = s.enabled ?? true;
+    const cron = s.cron ?? null;
+    const timezone = s.timezone ?? null;
+    const everyMs = s.everyMs ?? null;
+    const now = clock.now();
+    const r = recurrenceOf({ cron, timezone, everyMs }, now + (everyMs ?? 0));
+    return {
+      name: s.name,
+      cron,
+      timezone,
+      everyMs,
+      task: {
+        kind: t.kind,
+        name: t.name ?? null,
+        group: t.group ?? 'default',
+        priority: t.priority ?? LIMITS.priority.default,
+        maxAttempts: t.maxAttempts ?? LIMITS.maxAttempts.default,
+        timeout: t.timeout ?? null,
+        payload: (payload ?? {}) as JsonValue,
+      },
+      missed: s.missed ?? 'skip',
+      overlap: s.overlap ?? 'allow',
+      enabled,
+      // Due times count from now: a new or edited schedule never "catches up" on its past.
+      nextDueAt: enabled ? (everyMs !== null ? now + everyMs : nextDue(r, now)) : null,
+    };
+  };
+  const scheduleName = (name: unknown) => parseInput(scheduleNameSchema, name, 'name');
+  const scheduleChanged = () => {
+    changes.add([], false);
+    scheduler?.wake();
   };
 
   const purge = (olderThanMs: number) => store.purgeFinished(clock.now() - olderThanMs);
@@ -265,6 +343,73 @@ export function createEngine(options: EngineOptions): Engine {
           : parseInput(durationSchema, olderThanMs, 'olderThan');
       return purge(ms);
     },
+    listSchedules() {
+      return store.schedules.list().map(withUpcoming);
+    },
+    getSchedule(name) {
+      const n = scheduleName(name);
+      const s = store.schedules.get(n);
+      if (!s) throw new NotFoundError(`schedule "${n}" does not exist`);
+      return withUpcoming(s);
+    },
+    createSchedule(spec) {
+      const s = store.schedules.create(toNewSchedule(spec), clock.now());
+      scheduleChanged();
+      return withUpcoming(s);
+    },
+    updateSchedule(name, spec) {
+      const n = scheduleName(name);
+      const s = store.schedules.replace(n, toNewSchedule(spec, 'schedule'), clock.now());
+      scheduleChanged();
+      return withUpcoming(s);
+    },
+    pauseSchedule(name) {
+      const s = store.schedules.setEnabled(scheduleName(name), false, null, clock.now());
+      scheduleChanged();
+      return withUpcoming(s);
+    },
+    resumeSchedule(name) {
+      const n = scheduleName(name);
+      const old = engine.getSchedule(n);
+      const now = clock.now();
+      // Resuming starts from now: runs that fell in the pause are not missed runs.
+      const r = recurrenceOf(old, now + (old.everyMs ?? 0));
+      const next = old.everyMs !== null ? now + old.everyMs : nextDue(r, now);
+      const s = store.schedules.setEnabled(n, true, next, now);
+      scheduleChanged();
+      return withUpcoming(s);
+    },
+    removeSchedule(name) {
+      const n = scheduleName(name);
+      if (!store.schedules.remove(n)) throw new NotFoundError(`schedule "${n}" does not exist`);
+      scheduleChanged();
+    },
+    runScheduleNow(name) {
+      const { taskId, created } = store.schedules.runNow(scheduleName(name), clock.now());
+      changed([taskId]);
+      return { task: store.getTask(taskId)!, created };
+    },
+    previewSchedule(input) {
+      const r = parseInput(recurrenceSchema, input);
+      const now = clock.now();
+      const rec = recurrenceOf(
+        { cron: r.cron ?? null, timezone: r.timezone ?? null, everyMs: r.everyMs ?? null },
+        now + (r.everyMs ?? 0),
+      );
+      const count = r.count ?? UPCOMING;
+      const first = r.everyMs !== undefined ? now + r.everyMs : nextDue(rec, now);
+      const times = first === null ? [] : [first, ...nextDues(rec, first, count - 1)];
+      return { times, timezone: r.cron !== undefined ? (r.timezone ?? null) : null };
+    },
+    fireSchedules() {
+      const out = fireDueSchedules(store.schedules, clock.now());
+      changed(out);
+      return out;
+    },
+    nextSchedule() {
+      const n = store.schedules.nextDue();
+      return n ? { name: n.name, at: n.dueAt } : null;
+    },
     onChange(listener) {
       return changes.subscribe(listener);
     },
@@ -306,6 +451,16 @@ export function createEngine(options: EngineOptions): Engine {
       };
       dispatcher = new Dispatcher(dispatcherOptions);
       dispatcher.start();
+      if (options.schedules ?? !options.privateWorker) {
+        scheduler = new Scheduler({
+          store: store.schedules,
+          clock,
+          logger,
+          onEnqueued: (list) => changed(list),
+          intervalMs: options.scheduleIntervalMs,
+        });
+        scheduler.start();
+      }
       const every = options.retentionIntervalMs ?? 3600_000;
       if (every > 0) {
         const runRetention = () => {
@@ -327,6 +482,8 @@ export function createEngine(options: EngineOptions): Engine {
       return dispatcher ? dispatcher.whenIdle() : Promise.resolve();
     },
     async stop(deadlineMs) {
+      scheduler?.stop();
+      scheduler = null;
       if (retentionTimer) clearInterval(retentionTimer);
       retentionTimer = null;
       const d = dispatcher;

@@ -39,6 +39,18 @@ export function createQueueService(engine: Engine): QueueService {
     updateSettings: (i) => engine.updateSettings(i),
     purge: (i) => ({ count: engine.purge(i.olderThanMs) }),
     kinds: () => engine.registry.list(),
+    listSchedules: () => engine.listSchedules(),
+    getSchedule: (i) => engine.getSchedule(i.name),
+    createSchedule: (i) => engine.createSchedule(i),
+    updateSchedule: (i) => engine.updateSchedule(i.name, i.schedule),
+    pauseSchedule: (i) => engine.pauseSchedule(i.name),
+    resumeSchedule: (i) => engine.resumeSchedule(i.name),
+    removeSchedule: (i) => {
+      engine.removeSchedule(i.name);
+      return { name: i.name };
+    },
+    runScheduleNow: (i) => engine.runScheduleNow(i.name),
+    previewSchedule: (i) => engine.previewSchedule(i),
   };
 }
 

@@ -31,6 +31,7 @@ function task(over: Partial<Task>): Task {
     cancelRequested: false,
     retryAfterCount: 0,
     reservedFor: null,
+    scheduleId: null,
     ...over,
   };
 }

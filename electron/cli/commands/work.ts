@@ -32,7 +32,13 @@ export function workCommand(ctx: CliContext): Command {
     const graceMs = duration('--grace', opts.grace)!;
     const { handlers, errors } = await loadKinds(ctx, cmd);
     for (const e of errors) io.err(`semaforo: warning: kind module ${e.file} not loaded: ${e.message}\n`);
-    const engine = ctx.engine(cmd, { userHandlers: handlers, workerLabel: 'work', maxInFlight });
+    // A drain ends; schedules would keep refilling the queue, so only a standing worker fires them.
+    const engine = ctx.engine(cmd, {
+      userHandlers: handlers,
+      workerLabel: 'work',
+      maxInFlight,
+      schedules: !opts.drain,
+    });
     const startedAt = Date.now();
     io.err(
       `semaforo work: dispatching from ${ctx.dbPath(cmd)} (pid ${process.pid}); Ctrl-C stops gracefully\n`,

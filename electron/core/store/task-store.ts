@@ -16,6 +16,7 @@ import type {
   TaskPage,
   TaskWithHistory,
 } from '../../../shared/domain.ts';
+import type { ScheduleStore } from './schedule-store.ts';
 import type { GroupUpdate, ListQuery, RetryFilter, SettingsUpdate } from '../../../shared/schemas.ts';
 
 /** A task ready to be written, after validation and defaults. */
@@ -31,6 +32,8 @@ export interface NewTask {
   unique: string | null;
   /** Only this worker may claim it (a `semaforo run` waiting to run its own command). */
   reservedFor?: WorkerIdentity | null;
+  /** Enqueued by this schedule for this due time (null for a run-now); unique together. */
+  schedule?: { id: number; dueAt: number | null } | null;
 }
 
 export type { EnqueueResult };
@@ -100,6 +103,8 @@ export interface RenewResult {
 }
 
 export interface TaskStore {
+  /** The schedules kept in the same file (their firing enqueues in the same transaction). */
+  readonly schedules: ScheduleStore;
   enqueue(tasks: readonly NewTask[], now: number): EnqueueResult[];
   /** The dispatcher's hot path: write finishes, then claim, in one transaction. */
   tick(input: TickInput): TickOutput;

@@ -161,6 +161,41 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    description: 'recurring schedules, and the schedule and due time of each task they enqueue',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE schedules (
+          id INTEGER PRIMARY KEY,
+          name TEXT NOT NULL UNIQUE,
+          cron TEXT,
+          timezone TEXT,
+          every_ms INTEGER CHECK (every_ms IS NULL OR every_ms > 0),
+          -- JSON of the task template (kind, name, group, priority, maxAttempts, timeout, payload)
+          template TEXT NOT NULL,
+          missed TEXT NOT NULL DEFAULT 'skip' CHECK (missed IN ('skip', 'once', 'all')),
+          overlap TEXT NOT NULL DEFAULT 'allow' CHECK (overlap IN ('allow', 'skip')),
+          enabled INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+          next_due_at INTEGER,
+          last_due_at INTEGER,
+          last_enqueued_at INTEGER,
+          last_task_id INTEGER,
+          skipped_overlap INTEGER NOT NULL DEFAULT 0,
+          skipped_missed INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          CHECK ((cron IS NULL) <> (every_ms IS NULL))
+        );
+        CREATE INDEX schedules_due ON schedules (next_due_at) WHERE enabled = 1;
+        ALTER TABLE tasks ADD COLUMN schedule_id INTEGER;
+        ALTER TABLE tasks ADD COLUMN scheduled_for INTEGER;
+        -- One task per schedule and due time, whichever process fires it (run-now rows have NULL).
+        CREATE UNIQUE INDEX tasks_schedule_due ON tasks (schedule_id, scheduled_for)
+          WHERE schedule_id IS NOT NULL;
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

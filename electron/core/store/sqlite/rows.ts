@@ -34,6 +34,8 @@ export interface TaskRow {
   reserved_for: string | null;
   reserved_pid: number | null;
   reserved_host: string | null;
+  schedule_id: number | null;
+  scheduled_for: number | null;
 }
 
 export interface HistoryRow {
@@ -90,6 +92,7 @@ export function toTask(r: TaskRow): Task {
     cancelRequested: r.cancel_requested === 1,
     retryAfterCount: r.retry_after_count,
     reservedFor: r.reserved_for,
+    scheduleId: r.schedule_id ?? null,
   };
 }
 

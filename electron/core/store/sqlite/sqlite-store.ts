@@ -25,6 +25,7 @@ import type {
 } from '../task-store.ts';
 import { ClaimStatements, claimReady } from './claim.ts';
 import { openDatabase, type OpenOptions } from './open.ts';
+import { SqliteScheduleStore } from './schedule-store.ts';
 import { toHistory, toTask, type HistoryRow, type TaskRow } from './rows.ts';
 
 const SORT_COLUMNS = {
@@ -51,11 +52,13 @@ export class SqliteTaskStore implements TaskStore {
   readonly db: Database;
   private readonly claimSql: ClaimStatements;
   private readonly st: ReturnType<typeof prepare>;
+  readonly schedules: SqliteScheduleStore;
 
   constructor(file: string, options: OpenOptions = {}) {
     this.db = openDatabase(file, options);
     this.claimSql = new ClaimStatements(this.db);
     this.st = prepare(this.db);
+    this.schedules = new SqliteScheduleStore(this.db, (tasks, now) => this.enqueue(tasks, now));
   }
 
   enqueue(tasks: readonly NewTask[], now: number): EnqueueResult[] {
@@ -80,6 +83,8 @@ export class SqliteTaskStore implements TaskStore {
             t.reservedFor?.id ?? null,
             t.reservedFor?.pid ?? null,
             t.reservedFor?.host ?? null,
+            t.schedule?.id ?? null,
+            t.schedule?.dueAt ?? null,
           )!;
           return { task: toTask(row), created: true };
         }),
@@ -520,12 +525,15 @@ function prepare(db: Database) {
         string | null,
         number | null,
         string | null,
+        number | null,
+        number | null,
       ],
       TaskRow
     >(
       `INSERT INTO tasks (kind, name, group_name, priority, payload, status, max_attempts, run_at,
-         timeout_ms, unique_key, created_at, reserved_for, reserved_pid, reserved_host)
-       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         timeout_ms, unique_key, created_at, reserved_for, reserved_pid, reserved_host, schedule_id,
+         scheduled_for)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     ),
     byUnique: p<[string], TaskRow>(
       `SELECT * FROM tasks WHERE unique_key = ? AND status IN ('pending', 'running', 'retrying')`,

@@ -1,0 +1,226 @@
+/** `semaforo schedule …`: recurring schedules that enqueue a task template on cron or interval due times. */
+import { Command, Option } from 'commander';
+import type { Schedule } from '../../../shared/domain.ts';
+import { formatDuration } from '../../../shared/durations.ts';
+import { ValidationError } from '../../../shared/errors.ts';
+import { localTimeZone } from '../../../shared/schedule-times.ts';
+import type { CliContext } from '../context.ts';
+import { relativeTime, table } from '../format.ts';
+import { loadKinds } from '../kinds.ts';
+import { addTaskOptions, duration, taskSpecFrom, wholeNumber, type TaskOptions } from '../task-options.ts';
+
+interface RecurrenceOptions {
+  cron?: string;
+  tz?: string;
+  every?: string;
+}
+
+function recurrenceFrom(opts: RecurrenceOptions): Record<string, unknown> {
+  if ((opts.cron === undefined) === (opts.every === undefined))
+    throw new ValidationError([{ path: '--cron', message: 'give either --cron EXPR or --every DUR' }]);
+  if (opts.tz !== undefined && opts.cron === undefined)
+    throw new ValidationError([{ path: '--tz', message: 'goes with --cron only' }]);
+  const r: Record<string, unknown> = {};
+  if (opts.cron !== undefined) r.cron = opts.cron;
+  if (opts.tz !== undefined) r.timezone = opts.tz;
+  if (opts.every !== undefined) r.everyMs = duration('--every', opts.every);
+  return r;
+}
+
+/** The engine's field names, as the CLI user knows them. */
+const OPTION_OF: Record<string, string> = {
+  cron: '--cron',
+  timezone: '--tz',
+  everyMs: '--every',
+  missed: '--missed',
+  overlap: '--overlap',
+  'task.priority': '--priority',
+  'task.maxAttempts': '--max-attempts',
+  'task.timeout': '--timeout',
+  'task.group': '--group',
+  'task.name': '--name',
+  'task.kind': '--kind',
+};
+
+function withOptionNames(err: unknown): never {
+  if (err instanceof ValidationError)
+    throw new ValidationError(err.issues.map((i) => ({ ...i, path: OPTION_OF[i.path] ?? i.path })));
+  throw err;
+}
+
+const recurrenceText = (s: Schedule) =>
+  s.cron !== null
+    ? `cron ${s.cron} (${s.timezone ?? `local, ${localTimeZone()}`})`
+    : `every ${formatDuration(s.everyMs ?? 0)}`;
+
+function scheduleTable(list: readonly Schedule[], now: number): string {
+  if (list.length === 0) return 'no schedules (add one with `semaforo schedule add`)';
+  return table(
+    ['NAME', 'WHEN', 'NEXT', 'LAST RUN', 'LAST TASK', 'STATE'],
+    list.map((s) => [
+      s.name,
+      recurrenceText(s),
+      s.enabled ? relativeTime(s.nextDueAt, now) : '-',
+      relativeTime(s.lastEnqueuedAt, now),
+      s.lastTaskId === null ? '-' : `${s.lastTaskId} ${s.lastTaskStatus ?? 'purged'}`,
+      s.enabled ? 'on' : 'paused',
+    ]),
+  );
+}
+
+function scheduleDetail(s: Schedule, now: number): string {
+  const t = s.task;
+  const lines = [
+    `schedule ${s.name}${s.enabled ? '' : ' (paused)'}`,
+    `  when:        ${recurrenceText(s)}`,
+    `  task:        ${t.kind} "${t.name ?? s.name}" in group ${t.group}, priority ${t.priority}, ` +
+      `${t.maxAttempts} attempt(s)${t.timeout === null ? '' : `, timeout ${formatDuration(t.timeout)}`}`,
+    `  payload:     ${JSON.stringify(t.payload)}`,
+    `  missed runs: ${s.missed}    overlap: ${s.overlap}`,
+    `  last run:    ${s.lastEnqueuedAt === null ? 'never' : `${new Date(s.lastEnqueuedAt).toISOString()} (${relativeTime(s.lastEnqueuedAt, now)})`}` +
+      (s.lastTaskId === null ? '' : `, task ${s.lastTaskId} ${s.lastTaskStatus ?? '(purged)'}`),
+    `  skipped:     ${s.skippedOverlap} while the previous run was going, ${s.skippedMissed} missed while closed`,
+    `  next due${s.enabled ? '' : ' (if resumed now)'}:`,
+    ...(s.upcoming.length
+      ? s.upcoming.map((at) => `    ${new Date(at).toISOString()}  ${relativeTime(at, now)}`)
+      : ['    never']),
+  ];
+  return lines.join('\n');
+}
+
+export function scheduleCommand(ctx: CliContext): Command {
+  const root = new Command('schedule').description(
+    'recurring schedules: enqueue a task on cron or interval due times (run by the tray app, `work` and `serve`)',
+  );
+
+  const add = new Command('add')
+    .description('add a schedule')
+    .argument('<name>', 'the schedule name (letters, digits, . _ : -)')
+    .argument('[command...]', 'after --: a command and its arguments, run as a shell task')
+    .option('--cron <expr>', '5-field cron expression: minute hour day month weekday, e.g. "30 2 * * *"')
+    .option('--tz <zone>', 'IANA time zone of the cron expression (default: local)')
+    .option('--every <dur>', 'an interval instead of cron: 30s, 5m, 2h, 1d')
+    .addOption(
+      new Option(
+        '--missed <policy>',
+        'due times missed while nothing ran: skip, once (one catch-up), all (≤100)',
+      )
+        .choices(['skip', 'once', 'all'])
+        .default('skip'),
+    )
+    .addOption(
+      new Option('--overlap <policy>', 'skip: no new run while the previous one is pending or running')
+        .choices(['allow', 'skip'])
+        .default('allow'),
+    )
+    .option('--paused', 'add it paused');
+  addTaskOptions(add, { timing: false }).addHelpText(
+    'after',
+    `
+Examples:
+  semaforo schedule add nightly-backup --cron "30 2 * * *" --overlap skip -- rsync -a ~/docs /mnt/backup
+  semaforo schedule add poll-vendor --every 5m --group vendor --kind http --payload '{"url":"https://api.example.com/poll"}'
+  semaforo schedule add report --cron "0 9 * * 1" --tz Europe/Berlin --missed once -- ./report.sh`,
+  );
+  add.action(
+    async (
+      name: string,
+      command: string[],
+      opts: TaskOptions & RecurrenceOptions & { missed: string; overlap: string; paused?: boolean },
+    ) => {
+      const task = taskSpecFrom(opts, command) as Record<string, unknown>;
+      // Its tasks are named after the schedule unless --name says otherwise.
+      if (opts.name === undefined) delete task.name;
+      const spec = {
+        name,
+        ...recurrenceFrom(opts),
+        task,
+        missed: opts.missed,
+        overlap: opts.overlap,
+        enabled: !opts.paused,
+      };
+      const { handlers } = await loadKinds(ctx, add);
+      const engine = ctx.engine(add, { userHandlers: handlers });
+      let s: Schedule;
+      try {
+        s = engine.createSchedule(spec);
+      } catch (err) {
+        withOptionNames(err);
+      }
+      ctx.print(add, s, () => scheduleDetail(s, Date.now()));
+    },
+  );
+
+  const list = new Command('list').description('list the schedules with their next and last runs');
+  list.action(() => {
+    const all = ctx.engine(list).listSchedules();
+    ctx.print(list, all, () => scheduleTable(all, Date.now()));
+  });
+
+  const show = new Command('show')
+    .description('one schedule in full, with its next five due times')
+    .argument('<name>');
+  show.action((name: string) => {
+    const s = ctx.engine(show).getSchedule(name);
+    ctx.print(show, s, () => scheduleDetail(s, Date.now()));
+  });
+
+  const simple = (verb: 'pause' | 'resume', what: string) => {
+    const c = new Command(verb).description(what).argument('<name>');
+    return c.action((name: string) => {
+      const e = ctx.engine(c);
+      const s = verb === 'pause' ? e.pauseSchedule(name) : e.resumeSchedule(name);
+      ctx.print(c, s, () =>
+        s.enabled
+          ? `resumed ${s.name}; next due ${s.nextDueAt === null ? 'never' : new Date(s.nextDueAt).toISOString()}`
+          : `paused ${s.name}`,
+      );
+    });
+  };
+
+  const remove = new Command('remove')
+    .alias('rm')
+    .description('delete a schedule (tasks it already enqueued stay)')
+    .argument('<name>');
+  remove.action((name: string) => {
+    ctx.engine(remove).removeSchedule(name);
+    ctx.print(remove, { name }, () => `removed ${name}`);
+  });
+
+  const runNow = new Command('run-now')
+    .description("enqueue one run of the schedule's task now (its due times stay as they are)")
+    .argument('<name>');
+  runNow.action((name: string) => {
+    const r = ctx.engine(runNow).runScheduleNow(name);
+    ctx.print(runNow, r.task, () => `${r.task.id}`);
+  });
+
+  const preview = new Command('preview')
+    .description('print the next due times of a cron expression or interval, without saving anything')
+    .option('--cron <expr>', '5-field cron expression')
+    .option('--tz <zone>', 'IANA time zone (default: local)')
+    .option('--every <dur>', 'an interval: 30s, 5m, 2h')
+    .option('--count <n>', 'how many due times (1-50)', '5');
+  preview.action((opts: RecurrenceOptions & { count: string }) => {
+    const input = { ...recurrenceFrom(opts), count: wholeNumber('--count', opts.count) };
+    let out: { times: number[]; timezone: string | null };
+    try {
+      out = ctx.engine(preview).previewSchedule(input);
+    } catch (err) {
+      withOptionNames(err);
+    }
+    ctx.print(preview, out, () =>
+      out.times.length ? out.times.map((t) => new Date(t).toISOString()).join('\n') : 'never comes due',
+    );
+  });
+
+  return root
+    .addCommand(add)
+    .addCommand(list)
+    .addCommand(show)
+    .addCommand(simple('pause', 'stop a schedule from firing (nothing is caught up on resume)'))
+    .addCommand(simple('resume', 'start firing again from the next due time'))
+    .addCommand(remove)
+    .addCommand(runNow)
+    .addCommand(preview);
+}

@@ -1,0 +1,80 @@
+/**
+ * Runs schedules in a process that dispatches (the tray app, `semaforo work`, `serve`): checks
+ * the stored due times about once a second and fires what is due in one transaction. Several
+ * processes may run one each on the same file; the store's transaction makes each due time
+ * produce one task.
+ */
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { ScheduleStore } from '../store/schedule-store.ts';
+import { planFires } from './plan.ts';
+
+export interface SchedulerOptions {
+  store: ScheduleStore;
+  clock: Clock;
+  logger: Logger;
+  /** tasks were enqueued */
+  onEnqueued: (taskIds: number[]) => void;
+  /** the longest wait between checks; edits from other processes show up within it (default 1 s) */
+  intervalMs?: number;
+}
+
+/** One check: fires everything due at `now`. Exposed for tests with a fake clock. */
+export function fireDueSchedules(store: ScheduleStore, now: number): number[] {
+  return store.fireDue(now, (s, active) => planFires(s, now, active)).taskIds;
+}
+
+export class Scheduler {
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running = false;
+  private lastError = '';
+
+  private readonly o: SchedulerOptions;
+
+  constructor(options: SchedulerOptions) {
+    this.o = options;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Check now (a schedule was added or changed in this process). */
+  wake(): void {
+    if (this.running) this.schedule(0);
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.check(), ms);
+    this.timer.unref();
+  }
+
+  private check(): void {
+    if (!this.running) return;
+    const every = this.o.intervalMs ?? 1000;
+    let wait = every;
+    try {
+      const now = this.o.clock.now();
+      const ids = fireDueSchedules(this.o.store, now);
+      if (ids.length) this.o.onEnqueued(ids);
+      const next = this.o.store.nextDue();
+      if (next) wait = Math.max(0, Math.min(every, next.dueAt - now));
+      this.lastError = '';
+    } catch (err) {
+      // A busy or read-only file: say it once, keep trying at the normal pace (no tight loop).
+      const msg = String(err);
+      if (msg !== this.lastError) this.o.logger.warn(`scheduler: ${msg}`);
+      this.lastError = msg;
+    }
+    this.schedule(wait);
+  }
+}

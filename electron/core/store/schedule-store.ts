@@ -1,0 +1,46 @@
+/**
+ * The storage contract for schedules, next to the TaskStore one. Firing is one transaction that
+ * reads the due schedules, enqueues their tasks and advances their next due time, so two
+ * processes sharing the file can never both enqueue the same due time.
+ */
+import type { MissedPolicy, OverlapPolicy, Schedule, TaskTemplate } from '../../../shared/domain.ts';
+import type { FirePlan, DueSchedule } from '../schedule/plan.ts';
+
+export type StoredSchedule = Omit<Schedule, 'upcoming'>;
+
+export interface NewSchedule {
+  name: string;
+  cron: string | null;
+  timezone: string | null;
+  everyMs: number | null;
+  task: TaskTemplate;
+  missed: MissedPolicy;
+  overlap: OverlapPolicy;
+  enabled: boolean;
+  nextDueAt: number | null;
+}
+
+export interface FireResult {
+  /** ids of the tasks enqueued */
+  taskIds: number[];
+  /** schedules whose state changed */
+  schedules: number;
+}
+
+export interface ScheduleStore {
+  create(s: NewSchedule, now: number): StoredSchedule;
+  replace(name: string, s: NewSchedule, now: number): StoredSchedule;
+  get(name: string): StoredSchedule | null;
+  list(): StoredSchedule[];
+  setEnabled(name: string, enabled: boolean, nextDueAt: number | null, now: number): StoredSchedule;
+  remove(name: string): boolean;
+  /** Enqueues one run now, outside the due times (the overlap policy does not apply). */
+  runNow(name: string, now: number): { taskId: number; created: boolean };
+  /** Fires every enabled schedule due at `now`, deciding each with `plan`. */
+  fireDue(
+    now: number,
+    plan: (s: DueSchedule & { id: number }, previousRunActive: boolean) => FirePlan,
+  ): FireResult;
+  /** The enabled schedule due soonest. */
+  nextDue(): { name: string; dueAt: number } | null;
+}

@@ -1,0 +1,314 @@
+import type { Database } from 'better-sqlite3';
+import {
+  MISSED_POLICIES,
+  OVERLAP_POLICIES,
+  TASK_STATUSES,
+  type JsonValue,
+  type TaskStatus,
+  type TaskTemplate,
+} from '../../../../shared/domain.ts';
+import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
+import type { Recurrence } from '../../../../shared/schedule-times.ts';
+import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../schedule-store.ts';
+import type { EnqueueResult, NewTask } from '../task-store.ts';
+import type { DueSchedule, FirePlan } from '../../schedule/plan.ts';
+
+interface ScheduleRow {
+  id: number;
+  name: string;
+  cron: string | null;
+  timezone: string | null;
+  every_ms: number | null;
+  template: string;
+  missed: string;
+  overlap: string;
+  enabled: number;
+  next_due_at: number | null;
+  last_due_at: number | null;
+  last_enqueued_at: number | null;
+  last_task_id: number | null;
+  skipped_overlap: number;
+  skipped_missed: number;
+  created_at: number;
+  updated_at: number;
+  last_task_status: string | null;
+}
+
+const pick = <T extends string>(list: readonly T[], v: string, fallback: T): T =>
+  (list as readonly string[]).includes(v) ? (v as T) : fallback;
+
+/** The template as stored; a damaged one reads as an invalid kind the scheduler reports, not a crash. */
+function readTemplate(text: string): TaskTemplate {
+  try {
+    const t = JSON.parse(text) as Partial<TaskTemplate> | null;
+    if (t && typeof t === 'object' && typeof t.kind === 'string' && typeof t.group === 'string') {
+      return {
+        kind: t.kind,
+        name: typeof t.name === 'string' ? t.name : null,
+        group: t.group,
+        priority: typeof t.priority === 'number' ? t.priority : 5,
+        maxAttempts: typeof t.maxAttempts === 'number' ? t.maxAttempts : 3,
+        timeout: typeof t.timeout === 'number' ? t.timeout : null,
+        payload: (t.payload ?? {}) as JsonValue,
+      };
+    }
+  } catch {
+    // fall through
+  }
+  throw new Error('the stored task template is damaged');
+}
+
+function toSchedule(r: ScheduleRow): StoredSchedule {
+  return {
+    id: r.id,
+    name: r.name,
+    cron: r.cron,
+    timezone: r.timezone,
+    everyMs: r.every_ms,
+    task: readTemplate(r.template),
+    missed: pick(MISSED_POLICIES, r.missed, 'skip'),
+    overlap: pick(OVERLAP_POLICIES, r.overlap, 'allow'),
+    enabled: r.enabled === 1,
+    nextDueAt: r.next_due_at,
+    lastDueAt: r.last_due_at,
+    lastEnqueuedAt: r.last_enqueued_at,
+    lastTaskId: r.last_task_id,
+    lastTaskStatus:
+      r.last_task_status === null ? null : pick<TaskStatus>(TASK_STATUSES, r.last_task_status, 'pending'),
+    skippedOverlap: r.skipped_overlap,
+    skippedMissed: r.skipped_missed,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Interval schedules keep their grid through the stored next due time (`anchor`). */
+export function recurrenceOf(
+  s: { cron: string | null; timezone: string | null; everyMs: number | null },
+  anchor: number,
+): Recurrence {
+  return s.cron !== null ? { cron: s.cron, timezone: s.timezone } : { everyMs: s.everyMs ?? 60_000, anchor };
+}
+
+const SELECT = `SELECT s.*, t.status AS last_task_status FROM schedules s
+  LEFT JOIN tasks t ON t.id = s.last_task_id`;
+
+export class SqliteScheduleStore implements ScheduleStore {
+  private readonly st;
+  private readonly db: Database;
+  private readonly enqueue: (tasks: readonly NewTask[], now: number) => EnqueueResult[];
+
+  constructor(db: Database, enqueue: (tasks: readonly NewTask[], now: number) => EnqueueResult[]) {
+    this.db = db;
+    this.enqueue = enqueue;
+    const p = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
+    this.st = {
+      insert: p<
+        [
+          string,
+          string | null,
+          string | null,
+          number | null,
+          string,
+          string,
+          string,
+          number,
+          number | null,
+          number,
+          number,
+        ],
+        { id: number }
+      >(
+        `INSERT INTO schedules (name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at,
+           created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      ),
+      replace: p<
+        [
+          string,
+          string | null,
+          string | null,
+          number | null,
+          string,
+          string,
+          string,
+          number,
+          number | null,
+          number,
+          number,
+        ],
+        { id: number }
+      >(
+        `UPDATE schedules SET name = ?, cron = ?, timezone = ?, every_ms = ?, template = ?, missed = ?, overlap = ?,
+           enabled = ?, next_due_at = ?, updated_at = ? WHERE id = ? RETURNING id`,
+      ),
+      byName: p<[string], ScheduleRow>(`${SELECT} WHERE s.name = ?`),
+      byId: p<[number], ScheduleRow>(`${SELECT} WHERE s.id = ?`),
+      list: p<[], ScheduleRow>(`${SELECT} ORDER BY s.name`),
+      setEnabled: p<[number, number | null, number, number], unknown>(
+        'UPDATE schedules SET enabled = ?, next_due_at = ?, updated_at = ? WHERE id = ?',
+      ),
+      remove: p<[string], unknown>('DELETE FROM schedules WHERE name = ?'),
+      due: p<[number], ScheduleRow>(
+        `${SELECT} WHERE s.enabled = 1 AND s.next_due_at <= ? ORDER BY s.next_due_at LIMIT 100`,
+      ),
+      active: p<[number], { n: number }>(
+        `SELECT count(*) AS n FROM tasks WHERE schedule_id = ? AND status IN ('pending', 'running', 'retrying')`,
+      ),
+      advance: p<[number | null, number, number, number, number], unknown>(
+        `UPDATE schedules SET next_due_at = ?, skipped_missed = skipped_missed + ?,
+           skipped_overlap = skipped_overlap + ?, updated_at = ? WHERE id = ?`,
+      ),
+      enqueued: p<[number | null, number, number, number], unknown>(
+        `UPDATE schedules SET last_due_at = coalesce(?, last_due_at), last_enqueued_at = ?, last_task_id = ?
+         WHERE id = ?`,
+      ),
+      nextDue: p<[], { name: string; next_due_at: number }>(
+        `SELECT name, next_due_at FROM schedules WHERE enabled = 1 AND next_due_at IS NOT NULL
+         ORDER BY next_due_at LIMIT 1`,
+      ),
+    };
+  }
+
+  private row(name: string): ScheduleRow {
+    const r = this.st.byName.get(name);
+    if (!r) throw new NotFoundError(`schedule "${name}" does not exist`);
+    return r;
+  }
+
+  private args(s: NewSchedule) {
+    return [
+      s.name,
+      s.cron,
+      s.timezone,
+      s.everyMs,
+      JSON.stringify(s.task),
+      s.missed,
+      s.overlap,
+      s.enabled ? 1 : 0,
+      s.nextDueAt,
+    ] as const;
+  }
+
+  create(s: NewSchedule, now: number): StoredSchedule {
+    return this.db
+      .transaction(() => {
+        if (this.st.byName.get(s.name)) throw new ConflictError(`schedule "${s.name}" already exists`);
+        const { id } = this.st.insert.get(...this.args(s), now, now)!;
+        return toSchedule(this.st.byId.get(id)!);
+      })
+      .immediate();
+  }
+
+  replace(name: string, s: NewSchedule, now: number): StoredSchedule {
+    return this.db
+      .transaction(() => {
+        const old = this.row(name);
+        if (s.name !== name && this.st.byName.get(s.name))
+          throw new ConflictError(`schedule "${s.name}" already exists`);
+        this.st.replace.run(...this.args(s), now, old.id);
+        return toSchedule(this.st.byId.get(old.id)!);
+      })
+      .immediate();
+  }
+
+  get(name: string): StoredSchedule | null {
+    const r = this.st.byName.get(name);
+    return r ? toSchedule(r) : null;
+  }
+
+  list(): StoredSchedule[] {
+    return this.st.list.all().map(toSchedule);
+  }
+
+  setEnabled(name: string, enabled: boolean, nextDueAt: number | null, now: number): StoredSchedule {
+    return this.db
+      .transaction(() => {
+        const r = this.row(name);
+        this.st.setEnabled.run(enabled ? 1 : 0, nextDueAt, now, r.id);
+        return toSchedule(this.st.byId.get(r.id)!);
+      })
+      .immediate();
+  }
+
+  remove(name: string): boolean {
+    return this.st.remove.run(name).changes === 1;
+  }
+
+  private taskFor(s: StoredSchedule, dueAt: number | null, now: number): NewTask {
+    const t = s.task;
+    return {
+      kind: t.kind,
+      name: t.name ?? s.name,
+      group: t.group,
+      priority: t.priority,
+      payload: JSON.stringify(t.payload),
+      maxAttempts: t.maxAttempts,
+      // A catch-up run is due now; the queue's limits still decide when it starts.
+      runAt: Math.max(dueAt ?? now, 0),
+      timeout: t.timeout,
+      unique: null,
+      schedule: { id: s.id, dueAt },
+    };
+  }
+
+  runNow(name: string, now: number): { taskId: number; created: boolean } {
+    return this.db
+      .transaction(() => {
+        const s = toSchedule(this.row(name));
+        const [r] = this.enqueue([{ ...this.taskFor(s, null, now), runAt: now }], now);
+        this.st.enqueued.run(null, now, r!.task.id, s.id);
+        return { taskId: r!.task.id, created: r!.created };
+      })
+      .immediate();
+  }
+
+  fireDue(
+    now: number,
+    plan: (s: DueSchedule & { id: number }, previousRunActive: boolean) => FirePlan,
+  ): FireResult {
+    return this.db
+      .transaction((): FireResult => {
+        const taskIds: number[] = [];
+        const rows = this.st.due.all(now);
+        for (const row of rows) {
+          let s: StoredSchedule;
+          try {
+            s = toSchedule(row);
+          } catch {
+            // A damaged row cannot enqueue anything; park it instead of retrying it every second.
+            this.st.setEnabled.run(0, null, now, row.id);
+            continue;
+          }
+          const active = this.st.active.get(s.id)!.n > 0;
+          const p = plan(
+            {
+              id: s.id,
+              recurrence: recurrenceOf(s, row.next_due_at!),
+              nextDueAt: row.next_due_at!,
+              missed: s.missed,
+              overlap: s.overlap,
+            },
+            active,
+          );
+          this.st.advance.run(p.nextDueAt, p.droppedMissed, p.skippedOverlap, now, s.id);
+          for (const dueAt of p.fire) {
+            try {
+              const [r] = this.enqueue([this.taskFor(s, dueAt, now)], now);
+              taskIds.push(r!.task.id);
+              this.st.enqueued.run(dueAt, now, r!.task.id, s.id);
+            } catch (err) {
+              // The unique (schedule, due time) index: this due time already has its task.
+              if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw err;
+            }
+          }
+        }
+        return { taskIds, schedules: rows.length };
+      })
+      .immediate();
+  }
+
+  nextDue(): { name: string; dueAt: number } | null {
+    const r = this.st.nextDue.get();
+    return r ? { name: r.name, dueAt: r.next_due_at } : null;
+  }
+}
