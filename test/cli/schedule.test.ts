@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import type { Schedule, Task } from '../../shared/domain.ts';
+import { cli, freshDb, json } from './cli-helpers.ts';
+
+describe('semaforo schedule', () => {
+  it('adds, lists, shows, pauses, resumes, runs now and removes a schedule', async () => {
+    const db = freshDb();
+    const added = json<Schedule>(
+      await cli(
+        [
+          '--json',
+          'schedule',
+          'add',
+          'nightly',
+          '--cron',
+          '30 2 * * *',
+          '--tz',
+          'Europe/Berlin',
+          '--overlap',
+          'skip',
+          '--group',
+          'backup',
+          '--',
+          'echo',
+          'backed up',
+        ],
+        { db },
+      ),
+    );
+    expect(added).toMatchObject({
+      name: 'nightly',
+      cron: '30 2 * * *',
+      timezone: 'Europe/Berlin',
+      overlap: 'skip',
+      missed: 'skip',
+      enabled: true,
+      task: { kind: 'shell', name: null, group: 'backup', payload: { command: 'echo', args: ['backed up'] } },
+    });
+    expect(added.upcoming).toHaveLength(5);
+
+    const list = await cli(['schedule', 'list'], { db });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/nightly\s+cron 30 2 \* \* \* \(Europe\/Berlin\)\s+in \S+\s+-\s+-\s+on/);
+
+    const show = await cli(['schedule', 'show', 'nightly'], { db });
+    expect(show.stdout).toContain('next due:');
+    expect(show.stdout.match(/^ {4}\d{4}-\d\d-\d\dT01:30:00\.000Z/gm)).toHaveLength(5); // 02:30 CET
+
+    expect((await cli(['schedule', 'pause', 'nightly'], { db })).stdout).toContain('paused nightly');
+    expect(json<Schedule>(await cli(['--json', 'schedule', 'show', 'nightly'], { db })).enabled).toBe(false);
+    expect((await cli(['schedule', 'resume', 'nightly'], { db })).stdout).toMatch(
+      /^resumed nightly; next due /,
+    );
+
+    const task = json<Task>(await cli(['--json', 'schedule', 'run-now', 'nightly'], { db }));
+    expect(task).toMatchObject({ name: 'nightly', group: 'backup', scheduleId: added.id, status: 'pending' });
+    const after = json<Schedule>(await cli(['--json', 'schedule', 'show', 'nightly'], { db }));
+    expect(after).toMatchObject({ lastTaskId: task.id, lastTaskStatus: 'pending' });
+
+    expect((await cli(['schedule', 'remove', 'nightly'], { db })).stdout).toBe('removed nightly\n');
+    expect(json<Schedule[]>(await cli(['--json', 'schedule', 'list'], { db }))).toEqual([]);
+    // The task it enqueued stays.
+    expect(json<Task>(await cli(['--json', 'show', String(task.id)], { db })).status).toBe('pending');
+  });
+
+  it('refuses invalid expressions and options with one line naming the option, and writes nothing', async () => {
+    const db = freshDb();
+    const cases: [string[], RegExp][] = [
+      [['--cron', '61 * * * *'], /^semaforo: --cron: is not a valid 5-field cron expression .*minute: 61\n$/],
+      [['--cron', '0 0 * * * *'], /^semaforo: --cron: is not a valid 5-field cron expression/],
+      [['--cron', '* * * * *', '--tz', 'Nowhere/City'], /^semaforo: --tz: is not a known IANA time zone/],
+      [['--every', 'soon'], /^semaforo: --every: "soon" is not a duration/],
+      [['--every', '100ms'], /^semaforo: --every: must be an integer from 1000/],
+      [
+        ['--every', '5m', '--cron', '* * * * *'],
+        /^semaforo: --cron: give either --cron EXPR or --every DUR\n$/,
+      ],
+      [[], /^semaforo: --cron: give either --cron EXPR or --every DUR\n$/],
+      [['--every', '5m', '--tz', 'UTC'], /^semaforo: --tz: goes with --cron only\n$/],
+      [['--every', '5m', '--priority', '12'], /^semaforo: --priority: must be an integer from 0 to 9\n$/],
+      [
+        ['--every', '5m', '--missed', 'later'],
+        /error: option '--missed <policy>' argument 'later' is invalid/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(['schedule', 'add', 'x', ...args, '--', 'true'], { db });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    const noCommand = await cli(['schedule', 'add', 'x', '--every', '5m'], { db });
+    expect(noCommand.stderr).toMatch(/--kind/);
+    expect(json<Schedule[]>(await cli(['--json', 'schedule', 'list'], { db }))).toEqual([]);
+
+    const missing = await cli(['schedule', 'show', 'ghost'], { db });
+    expect([missing.code, missing.stderr]).toEqual([1, 'semaforo: schedule "ghost" does not exist\n']);
+    const twice = await cli(['schedule', 'add', 'dup', '--every', '1h', '--', 'true'], { db });
+    expect(twice.code).toBe(0);
+    const again = await cli(['schedule', 'add', 'dup', '--every', '1h', '--', 'true'], { db });
+    expect([again.code, again.stderr]).toEqual([1, 'semaforo: schedule "dup" already exists\n']);
+  });
+
+  it('previews what an expression means without saving anything', async () => {
+    const db = freshDb();
+    const r = await cli(['schedule', 'preview', '--cron', '0 9 31 * *', '--tz', 'UTC', '--count', '3'], {
+      db,
+    });
+    expect(r.code).toBe(0);
+    const months = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => new Date(l).getUTCDate());
+    expect(months).toEqual([31, 31, 31]);
+  });
+});
