@@ -237,7 +237,7 @@ export function createEngine(options: EngineOptions): Engine {
   };
   const scheduleName = (name: unknown) => parseInput(scheduleNameSchema, name, 'name');
   const scheduleChanged = () => {
-    changes.add([], false);
+    changes.touch();
     scheduler?.wake();
   };
 
@@ -319,12 +319,13 @@ export function createEngine(options: EngineOptions): Engine {
         parseInput(groupNameSchema, name, 'group'),
         parseInput(groupUpdateSchema, update) as GroupUpdate,
       );
-      changed([]);
+      changes.touch();
       dispatcher?.wake();
       return g;
     },
     updateSettings(update) {
       const s = store.updateSettings(parseInput(settingsUpdateSchema, update) as SettingsUpdate);
+      changes.touch();
       dispatcher?.wake();
       return s;
     },

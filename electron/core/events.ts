@@ -15,6 +15,7 @@ export type ChangeListener = (batch: ChangeBatch) => void;
 export class ChangeCoalescer {
   private ids = new Set<number>();
   private external = false;
+  private touched = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private lastFlush = 0;
   private readonly listeners = new Set<ChangeListener>();
@@ -31,10 +32,21 @@ export class ChangeCoalescer {
     return () => this.listeners.delete(listener);
   }
 
+  /** Something besides tasks changed here (a schedule, a group): listeners should re-read. */
+  touch(): void {
+    if (this.listeners.size === 0) return;
+    this.touched = true;
+    this.arm();
+  }
+
   add(ids: readonly number[], external = false): void {
     if (this.listeners.size === 0) return;
     for (const id of ids) if (this.ids.size < this.maxIds) this.ids.add(id);
     if (external) this.external = true;
+    this.arm();
+  }
+
+  private arm(): void {
     if (this.timer) return;
     const wait = Math.max(0, this.lastFlush + this.intervalMs - Date.now());
     this.timer = setTimeout(() => this.flush(), wait);
@@ -44,10 +56,11 @@ export class ChangeCoalescer {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.ids.size === 0 && !this.external) return;
+    if (this.ids.size === 0 && !this.external && !this.touched) return;
     const batch: ChangeBatch = { taskIds: [...this.ids], external: this.external };
     this.ids = new Set();
     this.external = false;
+    this.touched = false;
     this.lastFlush = Date.now();
     for (const l of this.listeners) l(batch);
   }

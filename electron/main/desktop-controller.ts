@@ -105,6 +105,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
         now: now(),
         launchAtLogin: o.host.getLaunchAtLogin(),
         notificationsEnabled: stats.settings.notifications.enabled,
+        nextSchedule: o.engine.nextSchedule(),
       });
       if (!sameView(view, next)) {
         view = next;

@@ -124,6 +124,24 @@ describe('desktop controller (tray, notifications, webhook) on a real engine', (
     expect(host.quit).toBe(1);
     controller.dispose();
   });
+
+  it('shows the schedule due next in the tray menu', async () => {
+    const engine = testEngine({ eventIntervalMs: 20 });
+    const { host, impl } = fakeHost();
+    const controller = createDesktopController({ engine, host: impl, logger: silentLogger });
+    engine.createSchedule({
+      name: 'nightly-backup',
+      cron: '30 2 * * *',
+      task: { kind: 'sleep', payload: { ms: 0 } },
+    });
+    engine.createSchedule({ name: 'poll', everyMs: 300_000, task: { kind: 'sleep', payload: { ms: 0 } } });
+    const label = await waitFor(
+      () => host.views.at(-1)?.menu.find((m) => m.kind === 'label' && m.label.startsWith('Next:')),
+      'the next schedule in the menu',
+    );
+    expect(label).toMatchObject({ label: expect.stringMatching(/^Next: poll in (5m|4m5\ds)$/) });
+    controller.dispose();
+  });
 });
 
 describe('IPC binding over the real service', () => {
