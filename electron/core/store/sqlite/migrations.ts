@@ -196,6 +196,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 5,
+    description: 'index for the dashboard listing finished tasks by finish time',
+    up: (db) => {
+      db.exec(`
+        -- "Done, newest first" and "failed in the last hour" read this instead of sorting every
+        -- finished row (25 ms at 100,000 tasks without it).
+        CREATE INDEX tasks_status_finished ON tasks (status, finished_at, id);
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
