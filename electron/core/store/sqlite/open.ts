@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { migrate } from './migrations.ts';
+import { LATEST_SCHEMA_VERSION, SchemaTooNewError, migrate } from './migrations.ts';
 
 export interface OpenOptions {
   /** How long a write waits for another process's transaction before "database busy". */
@@ -32,6 +32,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
   }
   const db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
   try {
+    // Check before anything writes: even switching to WAL rewrites the header of a newer file.
+    const found = db.pragma('user_version', { simple: true }) as number;
+    if (found > LATEST_SCHEMA_VERSION) throw new SchemaTooNewError(found, LATEST_SCHEMA_VERSION);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
     db.pragma('foreign_keys = OFF');
