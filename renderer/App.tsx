@@ -12,6 +12,8 @@ import { FailuresScreen } from './screens/FailuresScreen.tsx';
 import { GroupsScreen } from './screens/GroupsScreen.tsx';
 import { NewTaskScreen } from './screens/NewTaskScreen.tsx';
 import { OverviewScreen } from './screens/OverviewScreen.tsx';
+import { ScheduleFormScreen } from './screens/ScheduleFormScreen.tsx';
+import { SchedulesScreen } from './screens/SchedulesScreen.tsx';
 import { SettingsScreen } from './screens/SettingsScreen.tsx';
 import { TaskDetailPanel } from './screens/TaskDetailPanel.tsx';
 import { TasksScreen } from './screens/TasksScreen.tsx';
@@ -71,6 +73,11 @@ function Shell({ connection }: { connection?: ConnectionSignal }) {
     (task: Task) => navigate({ screen: route.screen === 'new' ? 'tasks' : route.screen, taskId: task.id }),
     [navigate, route.screen],
   );
+  const openTaskById = useCallback(
+    (taskId: number) => navigate({ screen: route.screen, taskId }),
+    [navigate, route.screen],
+  );
+  const showSchedules = useCallback(() => navigate({ screen: 'schedules', taskId: null }), [navigate]);
   const closeTask = useCallback(
     () => navigate({ screen: route.screen, taskId: null }),
     [navigate, route.screen],
@@ -119,6 +126,27 @@ function Shell({ connection }: { connection?: ConnectionSignal }) {
       break;
     case 'failures':
       screen = <FailuresScreen openTask={openTask} openTaskId={route.taskId} />;
+      break;
+    case 'schedules':
+      screen = (
+        <SchedulesScreen
+          openTaskId={route.taskId}
+          openTask={openTaskById}
+          newSchedule={() => navigate({ screen: 'new-schedule', taskId: null })}
+          editSchedule={(name) => navigate({ screen: 'edit-schedule', taskId: null, schedule: name })}
+        />
+      );
+      break;
+    case 'new-schedule':
+    case 'edit-schedule':
+      screen = (
+        <ScheduleFormScreen
+          key={route.schedule ?? ''}
+          name={route.screen === 'edit-schedule' ? (route.schedule ?? null) : null}
+          onSaved={showSchedules}
+          onCancel={showSchedules}
+        />
+      );
       break;
     case 'groups':
       screen = <GroupsScreen />;

@@ -1,5 +1,5 @@
 import type { Route, ScreenId } from '../state/route.ts';
-import { SCREEN_TITLES } from '../state/route.ts';
+import { railEntryOf, SCREEN_TITLES } from '../state/route.ts';
 import { formatCount } from '../state/format.ts';
 import type { QueueState } from '../state/status.ts';
 import { QueueLight } from './QueueLight.tsx';
@@ -8,6 +8,7 @@ const ITEMS: { id: ScreenId; symbol: string }[] = [
   { id: 'overview', symbol: '◉' },
   { id: 'tasks', symbol: '☰' },
   { id: 'failures', symbol: '✕' },
+  { id: 'schedules', symbol: '◷' },
   { id: 'groups', symbol: '▦' },
   { id: 'settings', symbol: '⚙' },
 ];
@@ -34,12 +35,12 @@ export function Rail(props: {
       </button>
       <ul>
         {ITEMS.map((item) => {
-          const current = route.screen === item.id;
+          const current = railEntryOf(route.screen) === item.id;
           return (
             <li key={item.id}>
               <a
                 href={`#/${item.id}`}
-                aria-current={current ? 'page' : undefined}
+                aria-current={route.screen === item.id ? 'page' : current ? 'true' : undefined}
                 className={current ? 'current' : undefined}
                 onClick={(e) => {
                   e.preventDefault();

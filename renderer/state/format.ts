@@ -65,3 +65,30 @@ export function firstLine(text: string | null, max = 160): string {
   const line = text.split('\n', 1)[0]!.trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+const zonedFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** `Tue, 3 Dec 2026, 03:00` in `timeZone` (this machine's when omitted); seconds when asked. */
+export function dateTimeIn(at: number, timeZone?: string, seconds = false): string {
+  const key = `${timeZone ?? ''}|${seconds}`;
+  let f = zonedFormats.get(key);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat(undefined, {
+        weekday: 'short',
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: seconds ? '2-digit' : undefined,
+        timeZone,
+      });
+    } catch {
+      // An unknown zone (the server knows a newer zone list): show this machine's time instead.
+      return dateTimeIn(at, undefined, seconds);
+    }
+    zonedFormats.set(key, f);
+  }
+  return f.format(at);
+}

@@ -1,35 +1,64 @@
 /**
  * Which screen is shown, and which task is open in the side panel, kept in the URL fragment
- * (`#/tasks/42`) so Back works and a reload keeps the place. A fragment works both over HTTP and
- * from file:// inside Electron.
+ * (`#/tasks/42`, `#/edit-schedule/nightly`) so Back works and a reload keeps the place. A fragment
+ * works both over HTTP and from file:// inside Electron.
  */
 import { useCallback, useEffect, useState } from 'react';
 
-export const SCREENS = ['overview', 'tasks', 'failures', 'groups', 'settings', 'new'] as const;
+export const SCREENS = [
+  'overview',
+  'tasks',
+  'failures',
+  'schedules',
+  'groups',
+  'settings',
+  'new',
+  'new-schedule',
+  'edit-schedule',
+] as const;
 export type ScreenId = (typeof SCREENS)[number];
 
 export const SCREEN_TITLES: Record<ScreenId, string> = {
   overview: 'Overview',
   tasks: 'Tasks',
   failures: 'Failures',
+  schedules: 'Schedules',
   groups: 'Groups',
   settings: 'Settings',
   new: 'New task',
+  'new-schedule': 'New schedule',
+  'edit-schedule': 'Edit schedule',
 };
+
+/** The rail entry a screen belongs to (a schedule's form is part of Schedules). */
+export function railEntryOf(screen: ScreenId): ScreenId {
+  return screen === 'new-schedule' || screen === 'edit-schedule' ? 'schedules' : screen;
+}
 
 export interface Route {
   screen: ScreenId;
   /** the task open in the detail panel */
   taskId: number | null;
+  /** the schedule being edited (edit-schedule only) */
+  schedule?: string;
 }
 
+const SCHEDULE_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+
 export function parseRoute(hash: string): Route {
-  const m = /^#\/([a-z]+)(?:\/(\d+))?$/.exec(hash);
-  const screen = (SCREENS as readonly string[]).includes(m?.[1] ?? '') ? (m![1] as ScreenId) : 'overview';
+  const edit = /^#\/edit-schedule\/(.+)$/.exec(hash);
+  if (edit) {
+    const name = decodeURIComponent(edit[1]!);
+    if (SCHEDULE_NAME.test(name)) return { screen: 'edit-schedule', taskId: null, schedule: name };
+  }
+  const m = /^#\/([a-z-]+)(?:\/(\d+))?$/.exec(hash);
+  const known = (SCREENS as readonly string[]).includes(m?.[1] ?? '') && m![1] !== 'edit-schedule';
+  const screen = known ? (m![1] as ScreenId) : 'overview';
   return { screen, taskId: m?.[2] ? Number(m[2]) : null };
 }
 
 export function routeHash(route: Route): string {
+  if (route.screen === 'edit-schedule') return `#/edit-schedule/${encodeURIComponent(route.schedule ?? '')}`;
   return `#/${route.screen}${route.taskId !== null ? `/${route.taskId}` : ''}`;
 }
 

@@ -1,13 +1,19 @@
 /**
- * The New task form's model: text fields in, a task spec out. Text becomes values here (durations
- * via shared/durations, numbers, header lines, JSON); the spec is then checked with the shared
- * taskSpecSchema, so the form says exactly what the server would. Payload details of each kind are
- * checked by the server's handler (its ApiError issues land on the same fields by path).
+ * The task form's model (New task, and the task part of a schedule): text fields in, a task spec
+ * or a schedule's task template out. Text becomes values here (durations via shared/durations,
+ * numbers, header lines, JSON); the result is then checked with the shared schema
+ * (taskSpecSchema, taskTemplateSchema), so the form says exactly what the server would. Payload
+ * details of each kind are checked by the server's handler (its ApiError issues land on the same
+ * fields by path).
  */
-import type { JsonValue, Task } from '../../shared/domain.ts';
+import type { JsonValue, Task, TaskTemplate } from '../../shared/domain.ts';
 import { formatDuration, parseDuration } from '../../shared/durations.ts';
 import { ValidationError, type FieldIssue } from '../../shared/errors.ts';
-import { parseInput, taskSpecSchema, type TaskSpec } from '../../shared/schemas.ts';
+import type { z } from 'zod';
+import { parseInput, taskSpecSchema, taskTemplateSchema, type TaskSpec } from '../../shared/schemas.ts';
+
+/** What a schedule's `task` field takes. */
+export type TaskTemplateSpec = z.input<typeof taskTemplateSchema>;
 
 export const FORM_KINDS = ['shell', 'http', 'sqlite-backup', 'sleep'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -98,9 +104,10 @@ export function hasOwnFields(kind: string): boolean {
   return (FORM_KINDS as readonly string[]).includes(kind);
 }
 
-/** The fields shown for `kind` (issues for hidden fields go to the summary). */
-export function visibleFields(kind: string): FieldName[] {
-  const common: FieldName[] = ['kind', 'name', 'group', 'priority', 'maxAttempts', 'timeout', 'delay'];
+/** The fields shown for `kind` (issues for hidden fields go to the summary); a template has no delay. */
+export function visibleFields(kind: string, options: { delay?: boolean } = {}): FieldName[] {
+  const common: FieldName[] = ['kind', 'name', 'group', 'priority', 'maxAttempts', 'timeout'];
+  if (options.delay ?? true) common.push('delay');
   const own: Record<string, FieldName[]> = {
     shell: ['command', 'args', 'cwd'],
     http: ['method', 'url', 'headers', 'body', 'expectStatus'],
@@ -178,16 +185,9 @@ function durationField(text: string, path: string, issues: FieldIssue[]): number
   return ms;
 }
 
-/** The spec the form describes, and every problem the shared schema (or the text) has with it. */
-export function buildSpec(form: TaskForm): { spec: TaskSpec; issues: FieldIssue[] } {
-  const issues: FieldIssue[] = [];
+/** The fields a task spec and a schedule's task template share: kind, payload, group, limits. */
+function commonFields(form: TaskForm, issues: FieldIssue[]): Record<string, unknown> {
   const spec: Record<string, unknown> = { kind: form.kind.trim(), payload: payloadOf(form, issues) };
-  const name =
-    form.name.trim() ||
-    (form.kind === 'shell' && form.command.trim()
-      ? [form.command.trim(), ...lines(form.args)].join(' ')
-      : '');
-  if (name) spec.name = name.slice(0, 200);
   if (form.group.trim()) spec.group = form.group.trim();
   const put = (key: string, value: unknown) => {
     if (value !== undefined) spec[key] = value;
@@ -195,14 +195,49 @@ export function buildSpec(form: TaskForm): { spec: TaskSpec; issues: FieldIssue[
   put('priority', numberish(form.priority));
   put('maxAttempts', numberish(form.maxAttempts));
   put('timeout', durationField(form.timeout, 'timeout', issues));
-  put('delay', durationField(form.delay, 'delay', issues));
+  return spec;
+}
+
+/** Adds the schema's issues to those the text already had (one per path: the text's come first). */
+function checkWith(schema: z.ZodType, value: unknown, issues: FieldIssue[]): void {
   try {
-    parseInput(taskSpecSchema, spec);
+    parseInput(schema, value);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     for (const issue of err.issues) if (!issues.some((i) => i.path === issue.path)) issues.push(issue);
   }
+}
+
+/** The spec the form describes, and every problem the shared schema (or the text) has with it. */
+export function buildSpec(form: TaskForm): { spec: TaskSpec; issues: FieldIssue[] } {
+  const issues: FieldIssue[] = [];
+  const { kind, payload, ...rest } = commonFields(form, issues);
+  const spec: Record<string, unknown> = { kind, payload };
+  const name =
+    form.name.trim() ||
+    (form.kind === 'shell' && form.command.trim()
+      ? [form.command.trim(), ...lines(form.args)].join(' ')
+      : '');
+  if (name) spec.name = name.slice(0, 200);
+  Object.assign(spec, rest);
+  const delay = durationField(form.delay, 'delay', issues);
+  if (delay !== undefined) spec.delay = delay;
+  checkWith(taskSpecSchema, spec, issues);
   return { spec: spec as TaskSpec, issues };
+}
+
+/**
+ * The task a schedule enqueues, from the same fields (no delay: the schedule gives the timing).
+ * An empty name stays empty, so each run is named after the schedule.
+ */
+export function buildTemplate(form: TaskForm): { template: TaskTemplateSpec; issues: FieldIssue[] } {
+  const issues: FieldIssue[] = [];
+  const { kind, payload, ...rest } = commonFields(form, issues);
+  const template: Record<string, unknown> = { kind, payload };
+  if (form.name.trim()) template.name = form.name.trim();
+  Object.assign(template, rest);
+  checkWith(taskTemplateSchema, template, issues);
+  return { template: template as TaskTemplateSpec, issues };
 }
 
 /** Which field an issue belongs to: the one whose path is the issue's or the nearest above it. */
@@ -216,16 +251,52 @@ export function fieldOf(path: string, fields: readonly FieldName[]): FieldName |
   return best;
 }
 
+/**
+ * Issues sorted onto the fields shown; the rest go to the form's summary. An issue below a
+ * field's path (one header, one argument) keeps that part in its message.
+ */
+export function placeIssues(
+  issues: readonly FieldIssue[],
+  fields: readonly FieldName[],
+): { byField: Partial<Record<FieldName, string>>; other: FieldIssue[] } {
+  const byField: Partial<Record<FieldName, string>> = {};
+  const other: FieldIssue[] = [];
+  for (const issue of issues) {
+    const f = fieldOf(issue.path, fields);
+    if (!f) {
+      other.push(issue);
+      continue;
+    }
+    if (byField[f]) continue;
+    const part = issue.path.slice(FIELD_PATHS[f].length).replace(/^\./, '');
+    byField[f] = part ? `${part}: ${issue.message}` : issue.message;
+  }
+  return { byField, other };
+}
+
 const text = (v: JsonValue | undefined) =>
   typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v);
 const num = (v: JsonValue | undefined) => (typeof v === 'number' ? String(v) : '');
 
 /** A form filled from an existing task, for duplicate-and-edit. */
 export function formFromTask(task: Task): TaskForm {
+  return formFrom(task);
+}
+
+/** A form filled from a schedule's task template, for editing the schedule. */
+export function formFromTemplate(template: TaskTemplate): TaskForm {
+  return formFrom(template);
+}
+
+function formFrom(
+  task: Pick<Task, 'kind' | 'group' | 'priority' | 'maxAttempts' | 'timeout' | 'payload'> & {
+    name: string | null;
+  },
+): TaskForm {
   const form: TaskForm = {
     ...EMPTY_FORM,
     kind: task.kind,
-    name: task.name,
+    name: task.name ?? '',
     group: task.group,
     priority: String(task.priority),
     maxAttempts: String(task.maxAttempts),

@@ -1,0 +1,166 @@
+import { useState, type KeyboardEvent } from 'react';
+import type { Schedule } from '../../shared/domain.ts';
+import { dateTimeIn, formatCount, relativeTime } from '../state/format.ts';
+import { recurrenceText, zoneOf } from '../state/schedule-form.ts';
+import type { ScheduleActions } from '../state/schedule-actions.ts';
+import { RelativeTime } from './RelativeTime.tsx';
+import { StatusBadge } from './StatusBadge.tsx';
+
+/** Active or paused, as symbol + word in its colour. */
+function ScheduleState({ enabled }: { enabled: boolean }) {
+  return (
+    <span className={`status tone-${enabled ? 'green' : 'grey'}`} data-state={enabled ? 'active' : 'paused'}>
+      <span className="status-symbol" aria-hidden="true">
+        {enabled ? '◷' : '‖'}
+      </span>
+      <span className="status-word">{enabled ? 'active' : 'paused'}</span>
+    </span>
+  );
+}
+
+function NextDue({ s, now }: { s: Schedule; now: number }) {
+  if (!s.enabled) return <span className="muted">paused</span>;
+  if (s.nextDueAt === null) return <span className="muted">never again</span>;
+  const zone = zoneOf(s.timezone);
+  return (
+    <>
+      <time
+        dateTime={new Date(s.nextDueAt).toISOString()}
+        title={`${dateTimeIn(s.nextDueAt, zone)} (${zone})`}
+      >
+        {relativeTime(s.nextDueAt, now)}
+      </time>{' '}
+      <span className="muted">({dateTimeIn(s.nextDueAt, undefined, s.everyMs !== null)})</span>
+    </>
+  );
+}
+
+function Skipped({ s }: { s: Schedule }) {
+  const parts = [
+    s.skippedOverlap > 0 && `${formatCount(s.skippedOverlap)} while the previous run was going`,
+    s.skippedMissed > 0 && `${formatCount(s.skippedMissed)} missed while nothing ran`,
+  ].filter(Boolean);
+  if (parts.length === 0) return <span className="muted">none</span>;
+  return <span className="tone-amber">{parts.join(', ')}</span>;
+}
+
+/**
+ * One schedule: its state, name and recurrence, the next and the last run (the last task's
+ * status opens that task), what was skipped, and its actions. Enter edits, Delete deletes.
+ */
+export function ScheduleRow(props: {
+  schedule: Schedule;
+  now: number;
+  openTaskId: number | null;
+  actions: ScheduleActions;
+  onOpenTask(id: number): void;
+  onEdit(name: string): void;
+  onChanged(): void;
+}) {
+  const { schedule: s, now, openTaskId, actions, onOpenTask, onEdit, onChanged } = props;
+  const [busy, setBusy] = useState(false);
+  const act = async (run: () => Promise<unknown>) => {
+    setBusy(true);
+    try {
+      await run();
+      onChanged();
+    } finally {
+      setBusy(false);
+    }
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLLIElement>) => {
+    if (e.target !== e.currentTarget) return;
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      onEdit(s.name);
+    } else if (e.key === 'Delete') {
+      e.preventDefault();
+      void act(() => actions.remove(s));
+    }
+  };
+  const titleId = `schedule-title-${s.id}`;
+  const taskOpen = s.lastTaskId !== null && s.lastTaskId === openTaskId;
+  return (
+    <li
+      className={`schedule-row${s.enabled ? '' : ' paused'}${taskOpen ? ' open' : ''}`}
+      aria-labelledby={titleId}
+      data-row
+      data-schedule={s.name}
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+    >
+      <div className="schedule-title">
+        <ScheduleState enabled={s.enabled} />
+        <span className="schedule-name" id={titleId}>
+          {s.name}
+        </span>
+        <span className="schedule-when mono">{recurrenceText(s)}</span>
+      </div>
+      <div className="schedule-actions" role="group" aria-label={`Actions for schedule ${s.name}`}>
+        {s.enabled ? (
+          <button type="button" disabled={busy} onClick={() => act(() => actions.pause(s))}>
+            <span aria-hidden="true">‖</span> Pause
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="primary"
+            disabled={busy}
+            onClick={() => act(() => actions.resume(s))}
+          >
+            <span aria-hidden="true">▶</span> Resume
+          </button>
+        )}
+        <button type="button" disabled={busy} onClick={() => act(() => actions.runNow(s))}>
+          <span aria-hidden="true">↯</span> Run now
+        </button>
+        <button type="button" disabled={busy} onClick={() => onEdit(s.name)}>
+          <span aria-hidden="true">✎</span> Edit
+        </button>
+        <button type="button" className="danger" disabled={busy} onClick={() => act(() => actions.remove(s))}>
+          <span aria-hidden="true">⌫</span> Delete
+        </button>
+      </div>
+      <dl className="schedule-facts">
+        <div>
+          <dt>Next</dt>
+          <dd data-testid="next-due">
+            <NextDue s={s} now={now} />
+          </dd>
+        </div>
+        <div>
+          <dt>Last run</dt>
+          <dd data-testid="last-run">
+            {s.lastEnqueuedAt === null ? (
+              <span className="muted">never</span>
+            ) : (
+              <>
+                <RelativeTime at={s.lastEnqueuedAt} now={now} />{' '}
+                {s.lastTaskId !== null &&
+                  (s.lastTaskStatus !== null ? (
+                    <button
+                      type="button"
+                      className="task-chip"
+                      title={`Open task ${s.lastTaskId}`}
+                      onClick={() => onOpenTask(s.lastTaskId!)}
+                    >
+                      <StatusBadge status={s.lastTaskStatus} compact />
+                      <span className="muted">task {s.lastTaskId}</span>
+                    </button>
+                  ) : (
+                    <span className="muted">task {s.lastTaskId} (deleted)</span>
+                  ))}
+              </>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Skipped</dt>
+          <dd data-testid="skipped">
+            <Skipped s={s} />
+          </dd>
+        </div>
+      </dl>
+    </li>
+  );
+}
