@@ -85,6 +85,33 @@ describe('semaforo serve: the JSON API', () => {
     expect((await call('noSuchRequest')).status).toBe(404);
   });
 
+  it("serves the dashboard's schedule requests: preview, create, refuse an invalid cron writing nothing, run now", async () => {
+    const { call } = await serve();
+    const preview = JSON.parse(
+      (await call('previewSchedule', { cron: '0 9 31 * *', timezone: 'UTC' })).body,
+    ).value;
+    expect(preview.times.map((t: number) => new Date(t).getUTCDate())).toEqual([31, 31, 31, 31, 31]);
+    const badPreview = await call('previewSchedule', { cron: '61 * * * *' });
+    expect(badPreview.status).toBe(400);
+    expect(JSON.parse(badPreview.body).error.issues[0]).toMatchObject({
+      path: 'cron',
+      message: expect.stringMatching(/Invalid value for minute: 61/),
+    });
+    const task = { kind: 'sleep', payload: { ms: 0 } };
+    const bad = await call('createSchedule', { name: 'x', cron: '61 * * * *', task });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse((await call('listSchedules')).body).value).toEqual([]);
+    const created = await call('createSchedule', { name: 'x', everyMs: 60_000, overlap: 'skip', task });
+    expect(created.status).toBe(200);
+    expect(JSON.parse(created.body).value).toMatchObject({ name: 'x', everyMs: 60_000, enabled: true });
+    const run = JSON.parse((await call('runScheduleNow', { name: 'x' })).body).value;
+    expect(run.task).toMatchObject({ name: 'x', status: 'pending' });
+    const listed = JSON.parse((await call('listSchedules')).body).value;
+    expect(listed[0]).toMatchObject({ lastTaskId: run.task.id, lastTaskStatus: 'pending' });
+    expect((await call('removeSchedule', { name: 'x' })).status).toBe(200);
+    expect((await call('getSchedule', { name: 'x' })).status).toBe(404);
+  });
+
   it('refuses requests without the token, with a wrong Host, or from another Origin, and keeps serving', async () => {
     const { server, call } = await serve();
     expect((await call('stats', undefined, { authorization: '' })).status).toBe(401);
