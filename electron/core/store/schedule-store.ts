@@ -3,22 +3,16 @@
  * reads the due schedules, enqueues their tasks and advances their next due time, so two
  * processes sharing the file can never both enqueue the same due time.
  */
-import type { MissedPolicy, OverlapPolicy, Schedule, TaskTemplate } from '../../../shared/domain.ts';
+import type { Schedule } from '../../../shared/domain.ts';
 import type { FirePlan, DueSchedule } from '../schedule/plan.ts';
 
 export type StoredSchedule = Omit<Schedule, 'upcoming'>;
 
-export interface NewSchedule {
-  name: string;
-  cron: string | null;
-  timezone: string | null;
-  everyMs: number | null;
-  task: TaskTemplate;
-  missed: MissedPolicy;
-  overlap: OverlapPolicy;
-  enabled: boolean;
-  nextDueAt: number | null;
-}
+/** What is written: the caller's fields, already validated, with the first due time. */
+export type NewSchedule = Pick<
+  Schedule,
+  'name' | 'cron' | 'timezone' | 'everyMs' | 'task' | 'missed' | 'overlap' | 'enabled' | 'nextDueAt'
+>;
 
 export interface FireResult {
   /** ids of the tasks enqueued */

@@ -90,6 +90,19 @@ export function recurrenceOf(
   return s.cron !== null ? { cron: s.cron, timezone: s.timezone } : { everyMs: s.everyMs ?? 60_000, anchor };
 }
 
+/** The stored columns in statement order: name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at. */
+type ScheduleArgs = [
+  string,
+  string | null,
+  string | null,
+  number | null,
+  string,
+  string,
+  string,
+  number,
+  number | null,
+];
+
 const SELECT = `SELECT s.*, t.status AS last_task_status FROM schedules s
   LEFT JOIN tasks t ON t.id = s.last_task_id`;
 
@@ -103,41 +116,11 @@ export class SqliteScheduleStore implements ScheduleStore {
     this.enqueue = enqueue;
     const p = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
     this.st = {
-      insert: p<
-        [
-          string,
-          string | null,
-          string | null,
-          number | null,
-          string,
-          string,
-          string,
-          number,
-          number | null,
-          number,
-          number,
-        ],
-        { id: number }
-      >(
+      insert: p<[...ScheduleArgs, number, number], { id: number }>(
         `INSERT INTO schedules (name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at,
            created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       ),
-      replace: p<
-        [
-          string,
-          string | null,
-          string | null,
-          number | null,
-          string,
-          string,
-          string,
-          number,
-          number | null,
-          number,
-          number,
-        ],
-        { id: number }
-      >(
+      replace: p<[...ScheduleArgs, number, number], { id: number }>(
         `UPDATE schedules SET name = ?, cron = ?, timezone = ?, every_ms = ?, template = ?, missed = ?, overlap = ?,
            enabled = ?, next_due_at = ?, updated_at = ? WHERE id = ? RETURNING id`,
       ),
@@ -175,7 +158,7 @@ export class SqliteScheduleStore implements ScheduleStore {
     return r;
   }
 
-  private args(s: NewSchedule) {
+  private args(s: NewSchedule): ScheduleArgs {
     return [
       s.name,
       s.cron,
@@ -186,7 +169,7 @@ export class SqliteScheduleStore implements ScheduleStore {
       s.overlap,
       s.enabled ? 1 : 0,
       s.nextDueAt,
-    ] as const;
+    ];
   }
 
   create(s: NewSchedule, now: number): StoredSchedule {
