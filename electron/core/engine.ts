@@ -35,7 +35,7 @@ import {
   type RetryFilter,
   type SettingsUpdate,
 } from '../../shared/schemas.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock, type MonotonicClock } from './clock.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.ts';
 import { ChangeCoalescer, type ChangeListener } from './events.ts';
 import { HandlerRegistry, type Handler } from './handlers/registry.ts';
@@ -59,6 +59,8 @@ export interface EngineOptions {
   store?: TaskStore;
   sqlite?: OpenOptions;
   clock?: Clock;
+  /** measures the dispatcher's own waits across wall-clock steps (default `performance.now()`) */
+  monotonic?: MonotonicClock;
   logger?: Logger;
   /** extra kinds besides the built-in ones (electron/core/handlers/builtin.ts) */
   handlers?: Handler<unknown>[];
@@ -435,6 +437,7 @@ export function createEngine(options: EngineOptions): Engine {
         store,
         registry,
         clock,
+        monotonic: options.monotonic,
         logger,
         worker,
         reservedOnly: options.privateWorker ?? false,

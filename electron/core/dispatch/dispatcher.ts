@@ -7,9 +7,14 @@
  *
  * Finishes that land in the same event-loop turn share one transaction, and a task is reported
  * done (events, faces) only after that transaction committed.
+ *
+ * Time: the wall clock is the file's shared timeline (run_at, leases), and it can step. Waits this
+ * process measures itself use the monotonic clock: Node's timers (renewal, timeouts, grace) are
+ * monotonic already; a backoff it set is held for its full duration (DelayHolds), and another
+ * owner's lease is judged by how long this process has watched it go unrenewed (LeaseWatch).
  */
 import { BOUNDS, TailBuffer, boundResult, truncateHead } from '../bounded.ts';
-import type { Clock } from '../clock.ts';
+import { systemMonotonic, type Clock, type MonotonicClock } from '../clock.ts';
 import { PermanentError, RetryAfterError, TaskCancelledError, TaskTimeoutError } from '../errors.ts';
 import type { HandlerRegistry } from '../handlers/registry.ts';
 import type { Logger } from '../logger.ts';
@@ -17,11 +22,25 @@ import { DEFAULT_BACKOFF, type BackoffPolicy } from '../policy/backoff.ts';
 import { decideAfterFailure, type Failure } from '../policy/outcome.ts';
 import type { ClaimedTask, Finish, TaskStore, WorkerIdentity } from '../store/task-store.ts';
 import type { Task } from '../../../shared/domain.ts';
+import { DelayHolds } from './delay-holds.ts';
+import { LeaseWatch } from './lease-watch.ts';
+
+/** A lease owner as the store reports it to the reaper; `leaseExpiresAt` is its latest lease. */
+interface LeaseHolder {
+  id: string;
+  pid: number | null;
+  host: string | null;
+  /** absent for owners that hold no lease (a `semaforo run` waiting for its reserved task) */
+  leaseExpiresAt?: number | null;
+}
 
 export interface DispatcherOptions {
   store: TaskStore;
   registry: HandlerRegistry;
+  /** the wall clock */
   clock: Clock;
+  /** measures this process's own waits (default `performance.now()`) */
+  monotonic?: MonotonicClock;
   worker: WorkerIdentity;
   logger: Logger;
   /** called after each commit with the ids whose state changed */
@@ -43,6 +62,8 @@ export interface DispatcherOptions {
   random?: () => number;
   /** claim only tasks reserved for this worker (a `semaforo run`) */
   reservedOnly?: boolean;
+  /** the longest a backoff is held against a forward wall-clock step (default: the backoff cap) */
+  maxHoldMs?: number;
 }
 
 class LeaseLostError extends Error {
@@ -70,10 +91,14 @@ interface Running {
 }
 
 export class Dispatcher {
-  private readonly o: Required<Omit<DispatcherOptions, 'backoff' | 'random'>> & {
+  private readonly o: Required<Omit<DispatcherOptions, 'backoff' | 'random' | 'monotonic' | 'maxHoldMs'>> & {
     backoff: BackoffPolicy;
     random: () => number;
   };
+  private readonly holds: DelayHolds;
+  private readonly leases: LeaseWatch;
+  /** claims are held back behind a delay (said once per episode) */
+  private holding = false;
   private readonly running = new Map<number, Running>();
   private finishes: Finish[] = [];
   private tickScheduled = false;
@@ -99,6 +124,9 @@ export class Dispatcher {
       random: options.random ?? Math.random,
       reservedOnly: options.reservedOnly ?? false,
     };
+    const mono = options.monotonic ?? systemMonotonic;
+    this.holds = new DelayHolds(mono, options.maxHoldMs ?? this.o.backoff.capMs);
+    this.leases = new LeaseWatch(leaseMs, options.clock, mono);
     for (const [name, v] of Object.entries({
       leaseMs,
       claimBatch: this.o.claimBatch,
@@ -170,7 +198,7 @@ export class Dispatcher {
       const ids = left.map((r) => r.claim.task.id);
       for (const r of left) this.dropRunning(r);
       try {
-        const released = this.o.store.releaseLeases(this.o.worker, ids, this.o.clock.now());
+        const released = this.o.store.releaseLeases(this.o.worker, ids, this.dueNow());
         if (released.length) this.o.onChange(released);
       } catch (err) {
         this.o.logger.error(`could not release leases (they will expire): ${String(err)}`);
@@ -222,10 +250,26 @@ export class Dispatcher {
     for (const id of cancelRequested) this.abort(id, new TaskCancelledError());
   }
 
+  /** The time this dispatcher claims and stamps with: the wall clock, held back by DelayHolds. */
+  private dueNow(): number {
+    const wall = this.o.clock.now();
+    const now = this.holds.dueNow(wall);
+    // A few ms of hold are clock-rate noise; a second or more is a step.
+    const holding = wall - now >= 1000;
+    if (holding && !this.holding) {
+      this.o.logger.warn(
+        `the wall clock is ${wall - now} ms past a retry this worker delayed (did the clock step ` +
+          'forward?); later tasks wait until that delay has really passed',
+      );
+    }
+    this.holding = holding;
+    return now;
+  }
+
   private reap(): void {
-    const reclaimed = this.o.store.reclaimLost(this.o.clock.now(), (owner) =>
-      owner.id === this.o.worker.id ? false : this.o.isOwnerDead(owner),
-    );
+    this.leases.beginRound();
+    const reclaimed = this.o.store.reclaimLost(this.dueNow(), (owner: LeaseHolder) => this.isLost(owner));
+    this.leases.endRound();
     if (reclaimed.length > 0) {
       this.o.logger.warn(
         `returned ${reclaimed.length} task(s) whose worker stopped renewing: ${reclaimed.join(', ')}`,
@@ -233,6 +277,14 @@ export class Dispatcher {
       this.o.onChange(reclaimed);
       this.wake();
     }
+  }
+
+  /** Another owner's tasks go back to the queue when its process is gone or its lease stalled. */
+  private isLost(owner: LeaseHolder): boolean {
+    if (owner.id === this.o.worker.id) return false;
+    if (this.o.isOwnerDead(owner)) return true;
+    const lease = owner.leaseExpiresAt;
+    return typeof lease === 'number' && this.leases.stalled(owner.id, lease);
   }
 
   private tick(): void {
@@ -243,7 +295,7 @@ export class Dispatcher {
     const claimMax =
       this.state === 'running' ? Math.min(this.o.claimBatch, this.o.maxInFlight - this.running.size) : 0;
     if (finishes.length === 0 && claimMax <= 0) return;
-    const now = this.o.clock.now();
+    const now = this.dueNow();
     let out;
     try {
       out = this.o.store.tick({
@@ -258,10 +310,15 @@ export class Dispatcher {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
       this.finishes = finishes.concat(this.finishes);
       this.o.logger.error(`dispatcher could not write to the queue, retrying in 1 s: ${String(err)}`);
-      this.scheduleWake(now + 1000);
+      this.wakeIn(1000);
       return;
     }
     const changed: number[] = [];
+    if (out.applied.length < finishes.length) {
+      // A reschedule that was not written (the lease was lost) is not ours to hold.
+      const applied = new Set(out.applied);
+      for (const f of finishes) if (!applied.has(f)) this.holds.remove(f.taskId);
+    }
     for (const f of finishes) {
       const r = this.running.get(f.taskId);
       if (r && r.settled) this.running.delete(f.taskId);
@@ -278,9 +335,13 @@ export class Dispatcher {
     this.notifyIdle();
   }
 
+  /** Wake when the wall-clock time `at` may be claimed (after any hold keeping it back). */
   private scheduleWake(at: number): void {
+    this.wakeIn(this.holds.msUntil(at, this.o.clock.now()));
+  }
+
+  private wakeIn(delay: number): void {
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    const delay = Math.max(0, at - this.o.clock.now());
     this.wakeTimer = setTimeout(
       () => {
         this.wakeTimer = null;
@@ -303,6 +364,7 @@ export class Dispatcher {
       handlerDone: Promise.resolve(),
     };
     this.running.set(task.id, entry);
+    this.holds.remove(task.id);
     const handler = this.o.registry.get(task.kind);
     if (!handler) {
       this.settle(
@@ -376,7 +438,9 @@ export class Dispatcher {
                 permanent: err instanceof PermanentError,
                 retryAfterMs: err instanceof RetryAfterError ? err.ms : null,
               };
-      const decision = decideAfterFailure(task, failure, this.o.clock.now(), this.o.backoff, this.o.random);
+      const now = this.o.clock.now();
+      const decision = decideAfterFailure(task, failure, now, this.o.backoff, this.o.random);
+      if (decision.runAt !== undefined) this.holds.add(task.id, decision.runAt, decision.runAt - now);
       const message = reason instanceof Error && failure.type !== 'error' ? reason.message : describe(err);
       this.finishes.push({ ...base, ...decision, error: truncateHead(message, BOUNDS.errorChars) });
     }

@@ -145,7 +145,11 @@ export class SqliteTaskStore implements TaskStore {
   ): RenewResult {
     return this.db
       .transaction((): RenewResult => {
-        this.st.renew.run(now + leaseMs, worker.id);
+        // Reapers see a renewal only as a change of the owner's latest lease, so it must change,
+        // even when the wall clock stood still or stepped back onto the same millisecond.
+        const latest = this.st.latestLease.get(worker.id)?.latest ?? null;
+        const until = now + leaseMs === latest ? latest + 1 : now + leaseMs;
+        this.st.renew.run(until, worker.id);
         const held = new Map(this.st.ownedBy.all(worker.id).map((r) => [r.id, r.cancel_requested === 1]));
         const lost = runningIds.filter((id) => !held.has(id));
         const cancelRequested = runningIds.filter((id) => held.get(id) === true);
@@ -154,20 +158,31 @@ export class SqliteTaskStore implements TaskStore {
       .immediate();
   }
 
+  /**
+   * Expiry is the caller's call, not a comparison with `now` here: each owner is shown with its
+   * latest lease (`leaseExpiresAt`, written with the owner's wall clock), and only the caller can
+   * tell an owner that stopped renewing from a clock that stepped (it watches with a monotonic
+   * clock). `now` only stamps what is written.
+   */
   reclaimLost(
     now: number,
-    isDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean,
+    isLost: (owner: { id: string; pid: number | null; host: string | null }) => boolean,
   ): number[] {
     // Cheap read first: the usual answer is "nothing to do" and needs no write lock.
-    const owners = this.st.runningOwners.all();
-    const dead = owners.filter(
-      (o) => o.lease_owner !== null && isDead({ id: o.lease_owner, pid: o.owner_pid, host: o.owner_host }),
-    );
-    const anyExpired = owners.some((o) => o.min_expiry !== null && o.min_expiry < now);
+    const lost = this.st.runningOwners.all().filter((o) => {
+      if (o.lease_owner === null) return false;
+      const holder: LeaseHolder = {
+        id: o.lease_owner,
+        pid: o.owner_pid,
+        host: o.owner_host,
+        leaseExpiresAt: o.latest,
+      };
+      return isLost(holder);
+    });
     const deadReservers = this.st.reservers
       .all()
-      .filter((r) => isDead({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
-    if (dead.length === 0 && !anyExpired && deadReservers.length === 0) return [];
+      .filter((r) => isLost({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
+    if (lost.length === 0 && deadReservers.length === 0) return [];
     return this.db
       .transaction(() => {
         const orphans = deadReservers.flatMap((r) =>
@@ -179,10 +194,12 @@ export class SqliteTaskStore implements TaskStore {
             })
             .map((o) => o.id),
         );
-        const rows = [
-          ...this.st.expired.all(now),
-          ...dead.flatMap((o) => this.st.runningOf.all(o.lease_owner!)),
-        ];
+        // An owner that renewed since the read above is alive after all: leave it be.
+        const rows = lost.flatMap((o) =>
+          this.st.latestLease.get(o.lease_owner!)?.latest === o.latest
+            ? this.st.runningOf.all(o.lease_owner!)
+            : [],
+        );
         const done = new Set<number>();
         for (const r of rows) {
           if (done.has(r.id)) continue;
@@ -499,6 +516,14 @@ function percentile(sorted: readonly number[], q: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
+/** A lease owner as `reclaimLost` shows it to its caller: who, and the latest lease it wrote. */
+interface LeaseHolder {
+  id: string;
+  pid: number | null;
+  host: string | null;
+  leaseExpiresAt: number | null;
+}
+
 interface OwnedParams {
   id: number;
   owner: string;
@@ -580,11 +605,14 @@ function prepare(db: Database) {
         lease_owner: string | null;
         owner_pid: number | null;
         owner_host: string | null;
-        min_expiry: number | null;
+        latest: number | null;
       }
     >(
-      `SELECT lease_owner, owner_pid, owner_host, min(lease_expires_at) AS min_expiry
+      `SELECT lease_owner, owner_pid, owner_host, max(lease_expires_at) AS latest
        FROM tasks WHERE status = 'running' GROUP BY lease_owner, owner_pid, owner_host`,
+    ),
+    latestLease: p<[string], { latest: number | null }>(
+      "SELECT max(lease_expires_at) AS latest FROM tasks WHERE status = 'running' AND lease_owner = ?",
     ),
     reservers: p<[], { reserved_for: string; reserved_pid: number | null; reserved_host: string | null }>(
       `SELECT DISTINCT reserved_for, reserved_pid, reserved_host FROM tasks INDEXED BY tasks_reserved
@@ -594,7 +622,6 @@ function prepare(db: Database) {
       `UPDATE tasks SET status = 'cancelled', finished_at = @now, error = @why
        WHERE reserved_for = @owner AND status IN ('pending', 'retrying') RETURNING id`,
     ),
-    expired: p<[number], TaskRow>("SELECT * FROM tasks WHERE status = 'running' AND lease_expires_at < ?"),
     runningOf: p<[string], TaskRow>("SELECT * FROM tasks WHERE status = 'running' AND lease_owner = ?"),
     requeueLost: p<{ to: string; why: string; now: number; id: number }>(
       `UPDATE tasks SET status = @to, error = @why, run_at = @now,
