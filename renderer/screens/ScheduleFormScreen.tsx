@@ -170,7 +170,7 @@ function ScheduleEditor(props: { initial: Schedule | null; onSaved(s: Schedule):
         <Field id="schedule-name" label="Schedule name" hint={nameHint} message={msg.name}>
           <input {...text('schedule-name', 'name', msg.name, nameHint)} placeholder="nightly-backup" />
         </Field>
-        <div className="field" role="radiogroup" aria-labelledby="schedule-mode-label">
+        <div className="field rest-of-row" role="radiogroup" aria-labelledby="schedule-mode-label">
           <span className="field-label" id="schedule-mode-label">
             Repeats
           </span>

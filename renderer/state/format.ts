@@ -38,10 +38,11 @@ export function relativeTime(at: number, now: number): string {
   const diff = at - now;
   const abs = Math.abs(diff);
   if (abs < 5000) return 'just now';
+  // Each unit is used while it rounds below the next one, so 59.9 minutes reads "1 h", not "60 min".
   let text: string;
-  if (abs < 60_000) text = `${Math.round(abs / 1000)} s`;
-  else if (abs < 3600_000) text = `${Math.round(abs / 60_000)} min`;
-  else if (abs < 86_400_000) text = `${Math.round(abs / 3600_000)} h`;
+  if (Math.round(abs / 1000) < 60) text = `${Math.round(abs / 1000)} s`;
+  else if (Math.round(abs / 60_000) < 60) text = `${Math.round(abs / 60_000)} min`;
+  else if (Math.round(abs / 3600_000) < 24) text = `${Math.round(abs / 3600_000)} h`;
   else text = `${Math.round(abs / 86_400_000)} d`;
   return diff < 0 ? `${text} ago` : `in ${text}`;
 }

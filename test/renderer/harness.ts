@@ -26,6 +26,7 @@ export const CHROMIUM_ARGS = [
 ];
 export const SCREENSHOTS = path.join(ROOT, 'test-results/screenshots');
 const DIST_INDEX = path.join(ROOT, 'dist/renderer/index.html');
+const BUILD_LOCK = path.join(ROOT, 'dist/.renderer-build.lock');
 
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
@@ -153,26 +154,91 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds dist/renderer when it is missing or older than the renderer's (or shared/) sources. */
-export async function ensureRendererBuilt(): Promise<'fresh' | 'built'> {
+function isFresh(): boolean {
   const built = fs.existsSync(DIST_INDEX) ? fs.statSync(DIST_INDEX).mtimeMs : 0;
   const sources = Math.max(newestMtime(path.join(ROOT, 'renderer')), newestMtime(path.join(ROOT, 'shared')));
-  if (built > sources) return 'fresh';
-  const vite = path.join(ROOT, 'node_modules/vite/bin/vite.js');
-  const r = await new Promise<CliResult>((resolve, reject) => {
-    const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
-      cwd: ROOT,
-      stdio: 'pipe',
+  return built > sources;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid in the build lock; 0 while its owner has not written it yet (or the lock just went). */
+function lockOwner(): number {
+  try {
+    return Number(fs.readFileSync(path.join(BUILD_LOCK, 'pid'), 'utf8')) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Takes the build lock (a directory: mkdir is atomic), so test files running in parallel never
+ * `vite build` into the same dist/renderer at once. A lock left by a process that died is taken over.
+ */
+async function withBuildLock<T>(run: () => Promise<T>): Promise<T> {
+  fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
+  for (;;) {
+    try {
+      fs.mkdirSync(BUILD_LOCK, { recursive: false });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = lockOwner();
+      if (owner > 0 && !alive(owner)) fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
+      else await new Promise((r) => setTimeout(r, 100)); // another file's build: wait for it
+    }
+  }
+  try {
+    fs.writeFileSync(path.join(BUILD_LOCK, 'pid'), String(process.pid));
+    return await run();
+  } finally {
+    fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Builds dist/renderer when it is missing or older than the renderer's (or shared/) sources. Test
+ * files call this in parallel: one builds, the others wait for it and then find the build fresh.
+ */
+export async function ensureRendererBuilt(): Promise<'fresh' | 'built'> {
+  if (isFresh()) return 'fresh';
+  return withBuildLock(async () => {
+    if (isFresh()) return 'fresh';
+    const vite = path.join(ROOT, 'node_modules/vite/bin/vite.js');
+    const r = await new Promise<CliResult>((resolve, reject) => {
+      const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+        cwd: ROOT,
+        stdio: 'pipe',
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (r.code !== 0) throw new Error(`vite build failed (${r.code}): ${r.stderr || r.stdout}`);
+    return 'built';
   });
-  if (r.code !== 0) throw new Error(`vite build failed (${r.code}): ${r.stderr || r.stdout}`);
-  return 'built';
+}
+
+/** One request to `serve`'s JSON API, as the dashboard sends it; throws with the server's error. */
+export async function apiCall<T>(served: Served, name: string, input: unknown = null): Promise<T> {
+  const res = await fetch(`${served.origin}/api/${name}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  const body = (await res.json()) as { value?: T; error?: { message: string } };
+  if (!res.ok || body.error) throw new Error(`${name}: HTTP ${res.status} ${body.error?.message ?? ''}`);
+  return body.value as T;
 }
 
 /** Waits until `locator`'s whole text is `text` (exact, trimmed). */
