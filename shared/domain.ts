@@ -145,7 +145,16 @@ export interface QueueSettings {
   notifications: NotificationSettings;
   /** POST a JSON description of each task that fails for good here (through the queue); null: off. */
   failureWebhook: string | null;
+  /**
+   * What a commit waits for. 'results' (default): every result and operator action is on disk
+   * before it is reported; an enqueue survives any process crash but not a power cut within
+   * moments of it. 'full': every commit, enqueues included, waits for the disk.
+   */
+  durability: Durability;
 }
+
+export const DURABILITIES = ['results', 'full'] as const;
+export type Durability = (typeof DURABILITIES)[number];
 
 export interface NotificationSettings {
   enabled: boolean;

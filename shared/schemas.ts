@@ -3,7 +3,7 @@
  * engine's own API) validates with these, so the same bad input gets the same message everywhere.
  */
 import { z } from 'zod';
-import { MISSED_POLICIES, OVERLAP_POLICIES, TASK_STATUSES, type JsonValue } from './domain.ts';
+import { DURABILITIES, MISSED_POLICIES, OVERLAP_POLICIES, TASK_STATUSES, type JsonValue } from './domain.ts';
 import { cronProblem, isTimeZone } from './schedule-times.ts';
 import { ValidationError, formatPath } from './errors.ts';
 import { checkJson } from './json.ts';
@@ -145,6 +145,7 @@ export const settingsUpdateSchema = z.strictObject({
     })
     .optional(),
   failureWebhook: z.union([webhookUrlSchema, z.null()]).optional(),
+  durability: z.enum(DURABILITIES, { error: 'must be "results" or "full"' }).optional(),
 });
 export type SettingsUpdate = z.infer<typeof settingsUpdateSchema>;
 

@@ -83,6 +83,12 @@ export function semaforoBackground(file: string, n: number): void {
          CASE WHEN i % 8 < 5 THEN 'null' ELSE NULL END
        FROM c`,
     ).run({ n, now, t0: now - 7 * 86400_000 });
+    // Rows written by SQL bypass the store, which keeps the per-group counters: rebuild them.
+    db.exec(
+      `INSERT OR IGNORE INTO groups (name) SELECT DISTINCT group_name FROM tasks;
+       DELETE FROM counts;
+       INSERT INTO counts (group_name, status, n) SELECT group_name, status, count(*) FROM tasks GROUP BY 1, 2`,
+    );
     db.exec(
       `INSERT INTO history (task_id, type, attempt, started_at, ended_at, outcome, error, worker)
        SELECT id, 'attempt', 1, started_at, finished_at, CASE status WHEN 'done' THEN 'done' ELSE 'failed' END,

@@ -49,6 +49,7 @@ describe('tasks reserved for a private worker', () => {
             group: 'default',
             priority: 5,
             payload: '{"ms":0}',
+            payloadValue: { ms: 0 },
             maxAttempts: 3,
             runAt: 0,
             timeout: null,

@@ -77,6 +77,57 @@ describe('store', () => {
     );
   });
 
+  it('returns from a batch enqueue exactly the tasks it stored, in order, whatever the batch size', () => {
+    const engine = testEngine();
+    // 1 + 5 + 85 + 150 + 64 exercise every statement size of the multi-row insert and their mixes.
+    for (const size of [1, 5, 85, 150, 64]) {
+      const specs = Array.from({ length: size }, (_, i) => ({
+        kind: 'sleep',
+        name: `t${size}-${i}`,
+        group: ['a', 'b', 'c'][i % 3],
+        priority: i % 10,
+        delay: i % 2 ? 60_000 : undefined,
+        timeout: i % 3 ? 5000 : undefined,
+        payload: { ms: i },
+      }));
+      const out = engine.enqueueMany(specs);
+      expect(out.map((r) => r.task.name)).toEqual(specs.map((s) => s.name));
+      for (const r of out) {
+        expect(r.created).toBe(true);
+        const { history, ...stored } = engine.getTask(r.task.id);
+        expect(history).toEqual([]);
+        expect(r.task).toEqual(stored);
+      }
+    }
+    const counted = (engine.store as SqliteTaskStore).db
+      .prepare(
+        "SELECT group_name AS g, count(*) AS n FROM tasks WHERE status = 'pending' GROUP BY 1 ORDER BY 1",
+      )
+      .all();
+    expect(engine.stats().groups.map((g) => ({ g: g.name, n: g.counts.pending }))).toEqual(counted);
+    expect(engine.stats().counts.pending).toBe(305);
+  });
+
+  it('dedupes unique keys inside one batch and against the file, keeping the batch order', () => {
+    const engine = testEngine();
+    const held = engine.enqueue({ kind: 'sleep', unique: 'k1', payload: { ms: 0 } }).task;
+    const out = engine.enqueueMany([
+      { kind: 'sleep', name: 'x', unique: 'k2', payload: { ms: 0 } },
+      { kind: 'sleep', name: 'y', unique: 'k1', payload: { ms: 0 } },
+      { kind: 'sleep', name: 'z', payload: { ms: 0 } },
+      { kind: 'sleep', name: 'w', unique: 'k2', payload: { ms: 0 } },
+    ]);
+    expect(out.map((r) => [r.task.name, r.created])).toEqual([
+      ['x', true],
+      ['sleep', false],
+      ['z', true],
+      ['x', false],
+    ]);
+    expect(out[1]!.task).toEqual(held);
+    expect(out[3]!.task).toEqual(out[0]!.task);
+    expect(engine.stats().counts.pending).toBe(3);
+  });
+
   it('keeps exact counts per status and group across every move', async () => {
     const engine = testEngine();
     engine.enqueueMany(

@@ -158,7 +158,14 @@ export function settingsCommand(ctx: CliContext): Command {
       ]),
     )
     .option('--notify-groups <groups>', 'notify only for these groups (comma-separated), or all')
-    .option('--webhook <url>', 'POST each task that fails for good to this URL (via the queue), or none');
+    .option('--webhook <url>', 'POST each task that fails for good to this URL (via the queue), or none')
+    .addOption(
+      new Option(
+        '--durability <level>',
+        'results: results are on disk before they are reported, enqueues survive process crashes; ' +
+          'full: every enqueue waits for the disk too (slower)',
+      ).choices(['results', 'full']),
+    );
   return cmd.action(
     (opts: {
       concurrency?: string;
@@ -166,6 +173,7 @@ export function settingsCommand(ctx: CliContext): Command {
       notify?: string;
       notifyGroups?: string;
       webhook?: string;
+      durability?: string;
     }) => {
       const engine = ctx.engine(cmd);
       const update: Record<string, unknown> = {};
@@ -186,6 +194,7 @@ export function settingsCommand(ctx: CliContext): Command {
           opts.notifyGroups === 'all' ? null : opts.notifyGroups.split(',').map((g) => g.trim());
       if (Object.keys(notifications).length) update.notifications = notifications;
       if (opts.webhook !== undefined) update.failureWebhook = opts.webhook === 'none' ? null : opts.webhook;
+      if (opts.durability !== undefined) update.durability = opts.durability;
       const s = Object.keys(update).length ? engine.updateSettings(update) : engine.stats(0).settings;
       ctx.print(cmd, s, () =>
         [
@@ -194,6 +203,7 @@ export function settingsCommand(ctx: CliContext): Command {
           `retention           ${s.retentionDays ? formatDuration(s.retentionDays * 86_400_000) : 'keep forever'}`,
           `notifications       ${s.notifications.enabled ? `on, ${s.notifications.groups ? `groups ${s.notifications.groups.join(', ')}` : 'every group'}` : 'off'}`,
           `failure webhook     ${s.failureWebhook ?? 'none'}`,
+          `durability          ${s.durability === 'full' ? 'full: every commit waits for the disk' : 'results: results wait for the disk, enqueues do not'}`,
         ].join('\n'),
       );
     },

@@ -25,7 +25,10 @@ export interface NewTask {
   name: string;
   group: string;
   priority: number;
+  /** the payload as stored (JSON text) */
   payload: string;
+  /** the same payload as a value, for the task returned to the caller */
+  payloadValue: JsonValue;
   maxAttempts: number;
   runAt: number;
   timeout: number | null;

@@ -59,7 +59,7 @@ export function enqueueBatch(a: { n: number; batch: number }) {
  * Drains the `n` pending tasks of a prepared file: claim, lease, run, write the result.
  * `durability: 'normal'` is plainjob's setting (no fsync per commit), for comparison only.
  */
-export async function drain(a: { file: string; n: number; durability?: 'full' | 'normal' }) {
+export async function drain(a: { file: string; n: number; durability?: 'normal' }) {
   const engine = open(a.file, a.durability ? { sqlite: { durability: a.durability } } : {});
   const target = engine.stats(0).counts.done + a.n;
   settleHeap();

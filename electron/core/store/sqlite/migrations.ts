@@ -207,6 +207,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    description: 'enqueue keeps the counters itself; durability setting',
+    up: (db) => {
+      db.exec(`
+        -- Two trigger statements per inserted row cost as much as the row itself; the store's
+        -- insert (insert-tasks.ts) now creates the group and adds to its counter once per batch.
+        DROP TRIGGER tasks_after_insert;
+        -- 'results': a result is fsynced before anyone hears of it, an enqueue or a claim is not
+        -- waited for (it survives a process crash, not a power cut). 'full': every commit is.
+        ALTER TABLE settings ADD COLUMN durability TEXT NOT NULL DEFAULT 'results'
+          CHECK (durability IN ('results', 'full'));
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

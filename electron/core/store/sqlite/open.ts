@@ -7,10 +7,10 @@ export interface OpenOptions {
   /** How long a write waits for another process's transaction before "database busy". */
   busyTimeoutMs?: number;
   /**
-   * 'full' (default): each commit is fsynced before it returns, so a task reported done survives
-   * a power cut. 'normal': survives a process crash, may lose the last commits on power loss.
+   * 'normal': no commit of this connection waits for fsync (plainjob's setting), for comparisons
+   * only. Otherwise the queue's durability setting decides (see commits.ts).
    */
-  durability?: 'full' | 'normal';
+  durability?: 'normal';
 }
 
 /**
@@ -36,7 +36,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
     const found = db.pragma('user_version', { simple: true }) as number;
     if (found > LATEST_SCHEMA_VERSION) throw new SchemaTooNewError(found, LATEST_SCHEMA_VERSION);
     db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    // The synchronous level is set per commit by Commits (commits.ts).
     db.pragma('foreign_keys = OFF');
     migrate(db);
   } catch (err) {

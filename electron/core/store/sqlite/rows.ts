@@ -6,6 +6,7 @@ import {
   type Task,
   type TaskStatus,
 } from '../../../../shared/domain.ts';
+import type { NewTask } from '../task-store.ts';
 
 /** A row of `tasks` as better-sqlite3 returns it. */
 export interface TaskRow {
@@ -108,5 +109,38 @@ export function toHistory(r: HistoryRow): HistoryEntry {
     error: r.error,
     output: r.output,
     worker: r.worker,
+  };
+}
+
+/**
+ * The task a fresh pending row holds, built from what was inserted instead of read back: the
+ * same values as `toTask` of that row (the column defaults are the zeros and nulls here).
+ */
+export function newTaskRecord(id: number, t: NewTask, now: number): Task {
+  return {
+    id,
+    kind: t.kind,
+    name: t.name,
+    group: t.group,
+    priority: t.priority,
+    status: 'pending',
+    attempts: 0,
+    maxAttempts: t.maxAttempts,
+    payload: t.payloadValue,
+    result: null,
+    error: null,
+    runAt: t.runAt,
+    timeout: t.timeout,
+    unique: t.unique,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: null,
+    progress: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    cancelRequested: false,
+    retryAfterCount: 0,
+    reservedFor: t.reservedFor?.id ?? null,
+    scheduleId: t.schedule?.id ?? null,
   };
 }

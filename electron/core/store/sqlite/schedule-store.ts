@@ -11,6 +11,7 @@ import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
 import type { Recurrence } from '../../../../shared/schedule-times.ts';
 import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../schedule-store.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
+import type { Commits } from './commits.ts';
 import type { DueSchedule, FirePlan } from '../../schedule/plan.ts';
 
 interface ScheduleRow {
@@ -109,10 +110,16 @@ const SELECT = `SELECT s.*, t.status AS last_task_status FROM schedules s
 export class SqliteScheduleStore implements ScheduleStore {
   private readonly st;
   private readonly db: Database;
+  private readonly commits: Commits;
   private readonly enqueue: (tasks: readonly NewTask[], now: number) => EnqueueResult[];
 
-  constructor(db: Database, enqueue: (tasks: readonly NewTask[], now: number) => EnqueueResult[]) {
+  constructor(
+    db: Database,
+    commits: Commits,
+    enqueue: (tasks: readonly NewTask[], now: number) => EnqueueResult[],
+  ) {
     this.db = db;
+    this.commits = commits;
     this.enqueue = enqueue;
     const p = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
     this.st = {
@@ -173,25 +180,27 @@ export class SqliteScheduleStore implements ScheduleStore {
   }
 
   create(s: NewSchedule, now: number): StoredSchedule {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         if (this.st.byName.get(s.name)) throw new ConflictError(`schedule "${s.name}" already exists`);
         const { id } = this.st.insert.get(...this.args(s), now, now)!;
         return toSchedule(this.st.byId.get(id)!);
-      })
-      .immediate();
+      }),
+    );
   }
 
   replace(name: string, s: NewSchedule, now: number): StoredSchedule {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         const old = this.row(name);
         if (s.name !== name && this.st.byName.get(s.name))
           throw new ConflictError(`schedule "${s.name}" already exists`);
         this.st.replace.run(...this.args(s), now, old.id);
         return toSchedule(this.st.byId.get(old.id)!);
-      })
-      .immediate();
+      }),
+    );
   }
 
   get(name: string): StoredSchedule | null {
@@ -204,17 +213,21 @@ export class SqliteScheduleStore implements ScheduleStore {
   }
 
   setEnabled(name: string, enabled: boolean, nextDueAt: number | null, now: number): StoredSchedule {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         const r = this.row(name);
         this.st.setEnabled.run(enabled ? 1 : 0, nextDueAt, now, r.id);
         return toSchedule(this.st.byId.get(r.id)!);
-      })
-      .immediate();
+      }),
+    );
   }
 
   remove(name: string): boolean {
-    return this.st.remove.run(name).changes === 1;
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => this.st.remove.run(name).changes === 1),
+    );
   }
 
   private taskFor(s: StoredSchedule, dueAt: number | null, now: number): NewTask {
@@ -225,6 +238,7 @@ export class SqliteScheduleStore implements ScheduleStore {
       group: t.group,
       priority: t.priority,
       payload: JSON.stringify(t.payload),
+      payloadValue: t.payload,
       maxAttempts: t.maxAttempts,
       // A catch-up run is due now; the queue's limits still decide when it starts.
       runAt: Math.max(dueAt ?? now, 0),
@@ -235,22 +249,24 @@ export class SqliteScheduleStore implements ScheduleStore {
   }
 
   runNow(name: string, now: number): { taskId: number; created: boolean } {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'relaxed',
+      this.db.transaction(() => {
         const s = toSchedule(this.row(name));
         const [r] = this.enqueue([{ ...this.taskFor(s, null, now), runAt: now }], now);
         this.st.enqueued.run(null, now, r!.task.id, s.id);
         return { taskId: r!.task.id, created: r!.created };
-      })
-      .immediate();
+      }),
+    );
   }
 
   fireDue(
     now: number,
     plan: (s: DueSchedule & { id: number }, previousRunActive: boolean) => FirePlan,
   ): FireResult {
-    return this.db
-      .transaction((): FireResult => {
+    return this.commits.run(
+      'relaxed',
+      this.db.transaction((): FireResult => {
         const taskIds: number[] = [];
         const rows = this.st.due.all(now);
         for (const row of rows) {
@@ -286,8 +302,8 @@ export class SqliteScheduleStore implements ScheduleStore {
           }
         }
         return { taskIds, schedules: rows.length };
-      })
-      .immediate();
+      }),
+    );
   }
 
   nextDue(): { name: string; dueAt: number } | null {

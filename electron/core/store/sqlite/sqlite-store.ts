@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement, Transaction } from 'better-sqlite3';
 import {
   emptyCounts,
   type GroupInfo,
@@ -26,7 +26,9 @@ import type {
 import { ClaimStatements, claimReady } from './claim.ts';
 import { openDatabase, type OpenOptions } from './open.ts';
 import { SqliteScheduleStore } from './schedule-store.ts';
-import { toHistory, toTask, type HistoryRow, type TaskRow } from './rows.ts';
+import { Commits } from './commits.ts';
+import { TaskInserter } from './insert-tasks.ts';
+import { newTaskRecord, toHistory, toTask, type HistoryRow, type TaskRow } from './rows.ts';
 
 const SORT_COLUMNS = {
   createdAt: 'id',
@@ -52,61 +54,84 @@ export class SqliteTaskStore implements TaskStore {
   readonly db: Database;
   private readonly claimSql: ClaimStatements;
   private readonly st: ReturnType<typeof prepare>;
+  private readonly inserter: TaskInserter;
+  /** what each commit waits for (see commits.ts) */
+  readonly commits: Commits;
+  private readonly tickTx: Transaction<(input: TickInput) => TickOutput>;
+  private readonly enqueueTx: Transaction<(tasks: readonly NewTask[], now: number) => EnqueueResult[]>;
   readonly schedules: SqliteScheduleStore;
 
   constructor(file: string, options: OpenOptions = {}) {
     this.db = openDatabase(file, options);
+    this.commits = new Commits(this.db, options.durability === 'normal');
     this.claimSql = new ClaimStatements(this.db);
     this.st = prepare(this.db);
-    this.schedules = new SqliteScheduleStore(this.db, (tasks, now) => this.enqueue(tasks, now));
+    this.inserter = new TaskInserter(this.db);
+    this.tickTx = this.db.transaction((input: TickInput) => this.tickInTransaction(input));
+    this.enqueueTx = this.db.transaction((tasks: readonly NewTask[], now: number) =>
+      this.insertNew(tasks, now),
+    );
+    this.schedules = new SqliteScheduleStore(this.db, this.commits, (tasks, now) => this.enqueue(tasks, now));
   }
 
   enqueue(tasks: readonly NewTask[], now: number): EnqueueResult[] {
-    return this.db
-      .transaction(() =>
-        tasks.map((t): EnqueueResult => {
-          if (t.unique !== null) {
-            const held = this.st.byUnique.get(t.unique);
-            if (held) return { task: toTask(held), created: false };
-          }
-          const row = this.st.insert.get(
-            t.kind,
-            t.name,
-            t.group,
-            t.priority,
-            t.payload,
-            t.maxAttempts,
-            t.runAt,
-            t.timeout,
-            t.unique,
-            now,
-            t.reservedFor?.id ?? null,
-            t.reservedFor?.pid ?? null,
-            t.reservedFor?.host ?? null,
-            t.schedule?.id ?? null,
-            t.schedule?.dueAt ?? null,
-          )!;
-          return { task: toTask(row), created: true };
-        }),
-      )
-      .immediate();
+    return this.commits.run('relaxed', this.enqueueTx, tasks, now);
+  }
+
+  /**
+   * A task whose unique key is held by an unfinished task (in the file, or earlier in this batch)
+   * is not inserted: the holder is returned instead. The rest go in together, in order.
+   */
+  private insertNew(tasks: readonly NewTask[], now: number): EnqueueResult[] {
+    const out = new Array<EnqueueResult>(tasks.length);
+    const fresh: NewTask[] = [];
+    const freshAt: number[] = [];
+    /** unique key -> index in `tasks` of the first task of this batch that holds it */
+    const keys = new Map<string, number>();
+    const repeats: [at: number, holder: number][] = [];
+    for (let i = 0; i < tasks.length; i++) {
+      const t = tasks[i]!;
+      if (t.unique !== null) {
+        const held = this.st.byUnique.get(t.unique);
+        if (held) {
+          out[i] = { task: toTask(held), created: false };
+          continue;
+        }
+        const holder = keys.get(t.unique);
+        if (holder !== undefined) {
+          repeats.push([i, holder]);
+          continue;
+        }
+        keys.set(t.unique, i);
+      }
+      fresh.push(t);
+      freshAt.push(i);
+    }
+    const ids = this.inserter.insert(fresh, now);
+    for (let k = 0; k < fresh.length; k++) {
+      out[freshAt[k]!] = { task: newTaskRecord(ids[k]!, fresh[k]!, now), created: true };
+    }
+    for (const [at, holder] of repeats) out[at] = { task: out[holder]!.task, created: false };
+    return out;
   }
 
   tick(input: TickInput): TickOutput {
-    return this.db
-      .transaction((): TickOutput => {
-        const applied = input.finishes.filter((f) => this.applyFinish(f, input.worker, input.now));
-        const { claimed, nextWakeAt } = claimReady(
-          this.claimSql,
-          input.now,
-          input.worker,
-          input.leaseMs,
-          input.claimMax,
-          input.reservedOnly,
-        );
-        return { claimed, applied, nextWakeAt };
-      })
-      .immediate();
+    // Results are reported once this returns, so a tick with results waits for the disk; a claim
+    // alone need not: lost in a power cut, the task is simply still pending.
+    return this.commits.run(input.finishes.length > 0 ? 'durable' : 'relaxed', this.tickTx, input);
+  }
+
+  private tickInTransaction(input: TickInput): TickOutput {
+    const applied = input.finishes.filter((f) => this.applyFinish(f, input.worker, input.now));
+    const { claimed, nextWakeAt } = claimReady(
+      this.claimSql,
+      input.now,
+      input.worker,
+      input.leaseMs,
+      input.claimMax,
+      input.reservedOnly,
+    );
+    return { claimed, applied, nextWakeAt };
   }
 
   /** Writes one attempt's end, only if this worker still holds that attempt's lease. */
@@ -143,8 +168,9 @@ export class SqliteTaskStore implements TaskStore {
     now: number,
     leaseMs: number,
   ): RenewResult {
-    return this.db
-      .transaction((): RenewResult => {
+    return this.commits.run(
+      'relaxed',
+      this.db.transaction((): RenewResult => {
         // Reapers see a renewal only as a change of the owner's latest lease, so it must change,
         // even when the wall clock stood still or stepped back onto the same millisecond.
         const latest = this.st.latestLease.get(worker.id)?.latest ?? null;
@@ -154,8 +180,8 @@ export class SqliteTaskStore implements TaskStore {
         const lost = runningIds.filter((id) => !held.has(id));
         const cancelRequested = runningIds.filter((id) => held.get(id) === true);
         return { lost, cancelRequested };
-      })
-      .immediate();
+      }),
+    );
   }
 
   /**
@@ -183,8 +209,9 @@ export class SqliteTaskStore implements TaskStore {
       .all()
       .filter((r) => isLost({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
     if (lost.length === 0 && deadReservers.length === 0) return [];
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         const orphans = deadReservers.flatMap((r) =>
           this.st.cancelOrphans
             .all({
@@ -216,13 +243,14 @@ export class SqliteTaskStore implements TaskStore {
           this.st.closeRunningAttempts.run(now, 'lost', why, r.id);
         }
         return [...done, ...orphans];
-      })
-      .immediate();
+      }),
+    );
   }
 
   releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[] {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         const released: number[] = [];
         for (const id of taskIds) {
           if (this.st.release.run(now, id, worker.id).changes === 1) {
@@ -236,19 +264,23 @@ export class SqliteTaskStore implements TaskStore {
           }
         }
         return released;
-      })
-      .immediate();
+      }),
+    );
   }
 
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void {
-    this.db.transaction(() => {
-      for (const [id, p] of updates) this.st.progress.run(p, id, worker.id);
-    })();
+    this.commits.run(
+      'relaxed',
+      this.db.transaction(() => {
+        for (const [id, p] of updates) this.st.progress.run(p, id, worker.id);
+      }),
+    );
   }
 
   retry(ids: readonly number[], now: number): number[] {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         const out: number[] = [];
         for (const id of ids) {
           const row = this.st.get.get(id);
@@ -264,13 +296,14 @@ export class SqliteTaskStore implements TaskStore {
           out.push(id);
         }
         return out;
-      })
-      .immediate();
+      }),
+    );
   }
 
   retryFailed(filter: RetryFilter, now: number): number[] {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         const ids = this.st.failedIds
           .all({ group: filter.group ?? null, kind: filter.kind ?? null })
           .map((r) => r.id);
@@ -279,13 +312,14 @@ export class SqliteTaskStore implements TaskStore {
           this.st.action.run(id, 0, now, now, 'retried', null);
         }
         return ids;
-      })
-      .immediate();
+      }),
+    );
   }
 
   cancel(ids: readonly number[], now: number): { cancelled: number[]; requested: number[] } {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         const cancelled: number[] = [];
         const requested: number[] = [];
         for (const id of ids) {
@@ -303,13 +337,14 @@ export class SqliteTaskStore implements TaskStore {
           }
         }
         return { cancelled, requested };
-      })
-      .immediate();
+      }),
+    );
   }
 
   remove(ids: readonly number[]): number[] {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         const out: number[] = [];
         for (const id of ids) {
           const row = this.st.get.get(id);
@@ -321,24 +356,26 @@ export class SqliteTaskStore implements TaskStore {
           out.push(id);
         }
         return out;
-      })
-      .immediate();
+      }),
+    );
   }
 
   setPriority(id: number, priority: number, now: number): Task {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         const row = this.st.setPriority.get(priority, id);
         if (!row) throw new NotFoundError(`task ${id} does not exist`);
         this.st.action.run(id, row.attempts, now, now, 'priority', `priority set to ${priority}`);
         return toTask(row);
-      })
-      .immediate();
+      }),
+    );
   }
 
   updateGroup(name: string, update: GroupUpdate): GroupInfo {
-    this.db
-      .transaction(() => {
+    this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         this.st.ensureGroup.run(name);
         if (update.concurrency !== undefined) this.st.groupConcurrency.run(update.concurrency, name);
         if (update.rate !== undefined) {
@@ -346,14 +383,15 @@ export class SqliteTaskStore implements TaskStore {
           if (update.rate === null) this.st.clearStarts.run(name);
         }
         if (update.paused !== undefined) this.st.groupPaused.run(update.paused ? 1 : 0, name);
-      })
-      .immediate();
+      }),
+    );
     return this.stats(Date.now(), 0).groups.find((g) => g.name === name)!;
   }
 
   updateSettings(update: SettingsUpdate): QueueSettings {
-    this.db
-      .transaction(() => {
+    this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         if (update.globalConcurrency !== undefined) this.st.setGlobal.run(update.globalConcurrency);
         if (update.paused !== undefined) this.st.setPaused.run(update.paused ? 1 : 0);
         if (update.retentionDays !== undefined) this.st.setRetention.run(update.retentionDays);
@@ -364,18 +402,21 @@ export class SqliteTaskStore implements TaskStore {
             this.st.setNotifyGroups.run(n.groups === null ? null : JSON.stringify(n.groups));
         }
         if (update.failureWebhook !== undefined) this.st.setWebhook.run(update.failureWebhook);
-      })
-      .immediate();
+        if (update.durability !== undefined) this.st.setDurability.run(update.durability);
+      }),
+    );
+    if (update.durability !== undefined) this.commits.queueDurabilityChanged(update.durability);
     return this.settings();
   }
 
   purgeFinished(before: number): number {
-    return this.db
-      .transaction(() => {
+    return this.commits.run(
+      'durable',
+      this.db.transaction(() => {
         this.st.purgeHistory.run(before);
         return this.st.purgeTasks.run(before).changes;
-      })
-      .immediate();
+      }),
+    );
   }
 
   getTask(id: number): TaskWithHistory | null {
@@ -427,6 +468,7 @@ export class SqliteTaskStore implements TaskStore {
       retentionDays: s.retention_days,
       notifications: { enabled: s.notify_enabled === 1, groups: readGroupList(s.notify_groups) },
       failureWebhook: s.failure_webhook,
+      durability: s.durability === 'full' ? 'full' : 'results',
     };
   }
 
@@ -535,31 +577,6 @@ function prepare(db: Database) {
   const p = <P extends unknown[] | object, R = unknown>(sql: string): Statement<P, R> =>
     db.prepare<P, R>(sql);
   return {
-    insert: p<
-      [
-        string,
-        string,
-        string,
-        number,
-        string,
-        number,
-        number,
-        number | null,
-        string | null,
-        number,
-        string | null,
-        number | null,
-        string | null,
-        number | null,
-        number | null,
-      ],
-      TaskRow
-    >(
-      `INSERT INTO tasks (kind, name, group_name, priority, payload, status, max_attempts, run_at,
-         timeout_ms, unique_key, created_at, reserved_for, reserved_pid, reserved_host, schedule_id,
-         scheduled_for)
-       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    ),
     byUnique: p<[string], TaskRow>(
       `SELECT * FROM tasks WHERE unique_key = ? AND status IN ('pending', 'running', 'retrying')`,
     ),
@@ -672,6 +689,7 @@ function prepare(db: Database) {
     setNotifyEnabled: p<[number]>('UPDATE settings SET notify_enabled = ? WHERE id = 1'),
     setNotifyGroups: p<[string | null]>('UPDATE settings SET notify_groups = ? WHERE id = 1'),
     setWebhook: p<[string | null]>('UPDATE settings SET failure_webhook = ? WHERE id = 1'),
+    setDurability: p<[string]>('UPDATE settings SET durability = ? WHERE id = 1'),
     purgeHistory: p<[number]>(
       `DELETE FROM history WHERE task_id IN (SELECT id FROM tasks INDEXED BY tasks_finished
        WHERE finished_at < ? AND status IN ('done', 'failed', 'cancelled'))`,
@@ -689,9 +707,11 @@ function prepare(db: Database) {
         notify_enabled: number;
         notify_groups: string | null;
         failure_webhook: string | null;
+        durability: string;
       }
     >(
-      `SELECT global_concurrency, paused, retention_days, notify_enabled, notify_groups, failure_webhook
+      `SELECT global_concurrency, paused, retention_days, notify_enabled, notify_groups, failure_webhook,
+         durability
        FROM settings WHERE id = 1`,
     ),
     groups: p<

@@ -1,0 +1,82 @@
+/**
+ * What each write transaction waits for when it commits.
+ *
+ * A durable commit waits until the WAL is on the disk (synchronous=FULL): results, operator
+ * actions, anything a face reports as done. A relaxed commit is written to the WAL without that
+ * wait (synchronous=NORMAL): it survives any crash of a process, but an OS crash or power cut can
+ * drop it, together with whatever came after it and before the next durable commit. Relaxed are
+ * the enqueue (queue setting `durability: 'results'`, the default), a claim without results in it
+ * (lost, the task simply runs again), lease renewals and progress. With `durability: 'full'` every
+ * commit is durable.
+ *
+ * The WAL is one sequence: a durable commit makes every relaxed one before it durable too.
+ */
+import type { Database, Statement, Transaction } from 'better-sqlite3';
+
+export type CommitKind = 'durable' | 'relaxed';
+export type QueueDurability = 'results' | 'full';
+
+type Level = 'FULL' | 'NORMAL';
+
+/** How long a process trusts the durability setting it read before reading it again. */
+const SETTING_TTL_MS = 1000;
+
+export class Commits {
+  private readonly db: Database;
+  /** 'normal': this connection never waits (plainjob's setting; for comparisons only). */
+  private readonly neverWait: boolean;
+  private readonly setLevel: Record<Level, Statement>;
+  private readonly readSetting: Statement<[], { durability: string }>;
+  private readonly clock: () => number;
+  private level: Level;
+  private queue: QueueDurability = 'results';
+  private readAt = -Infinity;
+  /** The synchronous level of the last transaction begun here (what its commit waits for). */
+  lastLevel: Level;
+
+  constructor(db: Database, neverWait: boolean, monotonic: () => number = () => performance.now()) {
+    this.db = db;
+    this.neverWait = neverWait;
+    this.clock = monotonic;
+    this.setLevel = {
+      FULL: db.prepare('PRAGMA synchronous = FULL'),
+      NORMAL: db.prepare('PRAGMA synchronous = NORMAL'),
+    };
+    this.readSetting = db.prepare('SELECT durability FROM settings WHERE id = 1');
+    this.level = neverWait ? 'NORMAL' : 'FULL';
+    this.lastLevel = this.level;
+    this.setLevel[this.level].run();
+  }
+
+  /** Runs `tx` as one BEGIN IMMEDIATE transaction committed as `kind` says. */
+  run<A extends unknown[], R>(kind: CommitKind, tx: Transaction<(...args: A) => R>, ...args: A): R {
+    // Nested in another transaction (a schedule firing enqueues): the outer commit decides.
+    if (!this.neverWait && !this.db.inTransaction) {
+      this.use(kind === 'durable' ? 'FULL' : this.relaxedLevel());
+      this.lastLevel = this.level;
+    }
+    return tx.immediate(...args);
+  }
+
+  /** This process changed the setting: use it from the next commit on. */
+  queueDurabilityChanged(d: QueueDurability): void {
+    this.queue = d;
+    this.readAt = this.clock();
+  }
+
+  private relaxedLevel(): Level {
+    const now = this.clock();
+    if (now - this.readAt > SETTING_TTL_MS) {
+      const d = this.readSetting.get()?.durability;
+      this.queue = d === 'full' ? 'full' : 'results';
+      this.readAt = now;
+    }
+    return this.queue === 'full' ? 'FULL' : 'NORMAL';
+  }
+
+  private use(level: Level): void {
+    if (level === this.level) return;
+    this.setLevel[level].run();
+    this.level = level;
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * What each commit waits for: results and operator actions always reach the disk before they
+ * return (synchronous=FULL); enqueues and claim-only ticks do not wait under the default
+ * durability 'results', and do under 'full'. Observed through the synchronous level each
+ * transaction ran with.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Commits } from '../../electron/core/store/sqlite/commits.ts';
+import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
+import type { NewTask, WorkerIdentity } from '../../electron/core/store/task-store.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import { tempDir, testEngine } from '../helpers.ts';
+
+const worker: WorkerIdentity = { id: 'test@host:1:a', pid: process.pid, host: 'host' };
+const task: NewTask = {
+  kind: 'sleep',
+  name: 'n',
+  group: 'default',
+  priority: 5,
+  payload: '{"ms":0}',
+  payloadValue: { ms: 0 },
+  maxAttempts: 3,
+  runAt: 0,
+  timeout: null,
+  unique: null,
+};
+
+function openStore(file = path.join(tempDir(), 'q.db')) {
+  return new SqliteTaskStore(file);
+}
+
+/** The connection's synchronous level after `fn` committed: the level its commit ran with. */
+function levelOf(store: SqliteTaskStore, fn: () => void): number {
+  fn();
+  return store.db.pragma('synchronous', { simple: true }) as number;
+}
+
+describe('commit durability', () => {
+  it("under 'results' (default): enqueue and claims do not wait for the disk, results and actions do", () => {
+    const store = openStore();
+    try {
+      expect(store.settings().durability).toBe('results');
+      const [r] = store.enqueue([task], 1000);
+      expect(store.commits.lastLevel).toBe('NORMAL');
+      const out = store.tick({ now: 1000, worker, leaseMs: 30_000, finishes: [], claimMax: 1 });
+      expect(out.claimed.map((c) => c.task.id)).toEqual([r!.task.id]);
+      expect(store.commits.lastLevel).toBe('NORMAL');
+      const c = out.claimed[0]!;
+      const done = {
+        taskId: c.task.id,
+        attempt: c.task.attempts,
+        historyId: c.historyId,
+        status: 'done' as const,
+        result: null,
+        output: null,
+      };
+      const after = store.tick({ now: 1001, worker, leaseMs: 30_000, finishes: [done], claimMax: 1 });
+      expect(after.applied).toEqual([done]);
+      expect(store.commits.lastLevel).toBe('FULL');
+      store.renewLeases(worker, [], 1002, 30_000);
+      expect(store.commits.lastLevel).toBe('NORMAL');
+      const [waiting] = store.enqueue([task], 1003);
+      expect(store.commits.lastLevel).toBe('NORMAL');
+      store.cancel([waiting!.task.id], 1003);
+      expect(store.commits.lastLevel).toBe('FULL');
+      // The connection level really is what was recorded, not just the bookkeeping.
+      expect(levelOf(store, () => store.enqueue([task], 1004))).toBe(1);
+      expect(levelOf(store, () => store.updateSettings({ paused: false }))).toBe(2);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("under 'full': every commit waits, enqueues included; and back", () => {
+    const store = openStore();
+    try {
+      expect(store.updateSettings({ durability: 'full' }).durability).toBe('full');
+      store.enqueue([task], 1000);
+      expect(store.commits.lastLevel).toBe('FULL');
+      store.tick({ now: 1000, worker, leaseMs: 30_000, finishes: [], claimMax: 0 });
+      expect(store.commits.lastLevel).toBe('FULL');
+      store.updateSettings({ durability: 'results' });
+      store.enqueue([task], 1001);
+      expect(store.commits.lastLevel).toBe('NORMAL');
+    } finally {
+      store.close();
+    }
+  });
+
+  it('follows a change made by another process within a second', () => {
+    const file = path.join(tempDir(), 'q.db');
+    const mine = openStore(file);
+    const other = openStore(file);
+    try {
+      let now = 0;
+      const commits = new Commits(mine.db, false, () => now);
+      const enqueueTx = mine.db.transaction(() => undefined);
+      commits.run('relaxed', enqueueTx);
+      expect(commits.lastLevel).toBe('NORMAL');
+      other.updateSettings({ durability: 'full' });
+      now = 500;
+      commits.run('relaxed', enqueueTx);
+      expect(commits.lastLevel).toBe('NORMAL'); // still trusting what it read
+      now = 1001;
+      commits.run('relaxed', enqueueTx);
+      expect(commits.lastLevel).toBe('FULL');
+    } finally {
+      mine.close();
+      other.close();
+    }
+  });
+
+  it("is one of 'results' or 'full', refused otherwise with the field named and nothing changed", () => {
+    const engine = testEngine();
+    expect(() => engine.updateSettings({ durability: 'sometimes' })).toThrow(ValidationError);
+    try {
+      engine.updateSettings({ durability: 'sometimes' });
+    } catch (err) {
+      expect((err as ValidationError).issues[0]!.path).toBe('durability');
+    }
+    expect(engine.stats(0).settings.durability).toBe('results');
+  });
+});
