@@ -171,7 +171,9 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
       {
         webContentsId: event.sender.id,
         frameUrl: event.senderFrame?.url,
-        isMainFrame: event.senderFrame !== null && event.senderFrame === event.sender.mainFrame,
+        // By the documented `parent` (null for the top frame), not by comparing WebFrameMain
+        // objects: Electron does not promise one wrapper object per frame.
+        isMainFrame: event.senderFrame !== null && event.senderFrame.parent === null,
       },
       name,
       input,

@@ -217,7 +217,7 @@ describe('the Electron main process, compiled, against a recording Electron', ()
     await app.until(() => app.last('tray.new'), 'the tray');
     expect(str(app.last('tray.new'), 'image')).toBe(path.join(appRoot, 'build/icons/tray-idle-22.png'));
 
-    // Another page cannot use the channel.
+    // Another page, or a frame inside ours, cannot use the channel.
     const foreign = await app.send({
       cmd: 'foreign-request',
       url: 'https://evil.example/',
@@ -225,6 +225,11 @@ describe('the Electron main process, compiled, against a recording Electron', ()
       input: null,
     });
     expect(foreign).toMatchObject({ ok: false, error: { name: 'Forbidden' } });
+    const framed = await app.send({ cmd: 'subframe-request', window: 1, name: 'stats', input: null });
+    expect(framed).toMatchObject({
+      ok: false,
+      error: { name: 'Forbidden', message: expect.stringMatching(/top frame/) },
+    });
 
     // The renderer enqueues a task that fails for good.
     const { task } = await app.request<EnqueueResult>('enqueue', failing('nightly report'));
