@@ -109,7 +109,12 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
   };
   const load = (target?: WindowTarget) => {
     pageLoaded = false;
-    void window?.loadFile(indexHtml, target ? { hash: targetHash(target) } : {});
+    window?.loadFile(indexHtml, target ? { hash: targetHash(target) } : {}).catch((err: unknown) => {
+      // Unhandled, a rejection would end in Electron's main-process error dialog. A load that a
+      // newer one replaced (a target arriving while loading) rejects with ERR_ABORTED: expected.
+      if (!String(err).includes('ERR_ABORTED'))
+        logger.error(`the window could not load its page: ${String(err)}`);
+    });
   };
   const createWindow = (target?: WindowTarget): BrowserWindow => {
     const win = new BrowserWindow({
