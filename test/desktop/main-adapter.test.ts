@@ -53,7 +53,16 @@ async function stageApp(): Promise<string> {
   await Promise.all([
     runNode([
       path.join(repo, 'node_modules/typescript/bin/tsc'),
-      ...['-p', 'tsconfig.build.json', '--outDir', path.join(dir, 'dist/app')],
+      // Emit only: `npm run check` type-checks; this is the same emit as `npm run build`'s.
+      ...[
+        '-p',
+        'tsconfig.build.json',
+        '--noCheck',
+        '--sourceMap',
+        'false',
+        '--outDir',
+        path.join(dir, 'dist/app'),
+      ],
     ]),
     runNode([
       path.join(repo, 'node_modules/vite/bin/vite.js'),
