@@ -2,6 +2,7 @@
  * The tray app's main process: it owns the queue (the same file the CLI uses), runs the
  * dispatcher, and renders what the desktop controller decides. Everything with logic lives in
  * plain modules (desktop-controller.ts, policy/, ipc-binding.ts); this file only adapts Electron.
+ * test/desktop/main-adapter.test.ts runs the compiled file against a recording fake of 'electron'.
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,10 +12,12 @@ import {
   Notification,
   Tray,
   app,
+  dialog,
   ipcMain,
   nativeImage,
   type MenuItemConstructorOptions,
 } from 'electron';
+import type { ApiEvent } from '../../shared/api.ts';
 import { IPC_EVENT, IPC_REQUEST } from '../../shared/ipc.ts';
 import { createEngine } from '../core/engine.ts';
 import { loadUserHandlers } from '../core/handlers/user-modules.ts';
@@ -26,18 +29,54 @@ import { createIpcHandler } from './ipc-binding.ts';
 import { getLaunchAtLogin, setLaunchAtLogin } from './login-item.ts';
 import type { TrayMenuItem, TrayView } from './policy/tray-model.ts';
 
+/** Must equal `appId` in build/electron-builder.yml: Windows files notifications under it. */
+const APP_ID = 'dev.semaforo.app';
+/** Shown notifications kept alive for their click (see notify below); older ones are let go. */
+const MAX_LIVE_NOTIFICATIONS = 100;
+
+type WindowTarget = { taskId?: number; failuresOfGroup?: string };
+
 const here = path.dirname(fileURLToPath(import.meta.url));
-// Compiled layout: dist/app/electron/main/main.js; the renderer build is dist/renderer, icons in build/.
+// Compiled layout: dist/app/electron/main/main.js, four folders below the app root (the
+// repository in development, app.asar when packaged): the renderer build is dist/renderer, icons
+// are in build/icons. build/electron-builder.yml's `files` must keep all three.
 const root = path.resolve(here, '../../../..');
 const rendererDir = path.join(root, 'dist', 'renderer');
+const indexHtml = path.join(rendererDir, 'index.html');
+// With the trailing slash, so that a sibling folder such as dist/renderer-old does not pass.
+const rendererUrlPrefix = pathToFileURL(rendererDir + path.sep).href;
 const iconsDir = path.join(root, 'build', 'icons');
 const preload = path.join(here, '..', 'preload', 'preload.cjs');
 const logger = stderrLogger(process.env.SEMAFORO_VERBOSE === '1');
 
-// Same data folder as the CLI, so `semaforo list` and the window show the same queue.
+// Same data folder as the CLI, so `semaforo list` and the window show the same queue. Before
+// `ready`, as Electron requires; static imports finish before `ready`, so this runs in time.
 app.setPath('userData', dataDir());
+// Windows shows a notification only for the AppUserModelID of an installed Start-menu shortcut:
+// the installer registers appId; an unpackaged Electron is known by its executable.
+if (process.platform === 'win32') app.setAppUserModelId(app.isPackaged ? APP_ID : process.execPath);
+
 if (!app.requestSingleInstanceLock()) app.quit();
-else void start();
+else {
+  const started = start();
+  started.catch((err: unknown) => {
+    // Without a window or tray the process would linger invisibly: say why and leave.
+    const message = err instanceof Error ? err.message : String(err);
+    logger.error(`Semaforo could not start: ${message}`);
+    dialog.showErrorBox('Semaforo could not start', message);
+    app.exit(1);
+  });
+  // Registered now, not after start-up's awaits: Electron emits it once after `ready`, and a
+  // second launch during start-up would otherwise do nothing visible.
+  app.on('second-instance', (_e, argv) => {
+    // An autostart entry (`--hidden`) firing while the app already runs must not pop the window.
+    if (argv.includes('--hidden')) return;
+    started.then(
+      (ui) => ui.openWindow(),
+      () => {},
+    );
+  });
+}
 
 function trayIcon(view: TrayView): Electron.NativeImage {
   if (process.platform === 'darwin') {
@@ -49,51 +88,87 @@ function trayIcon(view: TrayView): Electron.NativeImage {
   return nativeImage.createFromPath(path.join(iconsDir, `${view.icon}-${size}.png`));
 }
 
-async function start(): Promise<void> {
+/** The renderer's route (renderer/state/route.ts) for a target, as a URL fragment. */
+function targetHash(target: WindowTarget): string {
+  return target.taskId !== undefined ? `/tasks/${target.taskId}` : '/failures';
+}
+
+async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }> {
   await app.whenReady();
   const { handlers, errors } = await loadUserHandlers(defaultHandlersDir());
   for (const e of errors) logger.warn(`kind module ${e.file} not loaded: ${e.message}`);
   const engine = createEngine({ file: defaultDbPath(), userHandlers: handlers, workerLabel: 'tray', logger });
   const service = createQueueService(engine);
   let window: BrowserWindow | null = null;
+  // The page has loaded, so its bridge listens for events (a `navigate` sent earlier is lost).
+  let pageLoaded = false;
   let quitting = false;
 
-  const send = (event: unknown) => window?.webContents.send(IPC_EVENT, event);
-  const openWindow = (target?: { taskId?: number; failuresOfGroup?: string }) => {
+  const send = (event: ApiEvent) => {
+    if (window && !window.isDestroyed()) window.webContents.send(IPC_EVENT, event);
+  };
+  const load = (target?: WindowTarget) => {
+    pageLoaded = false;
+    window?.loadFile(indexHtml, target ? { hash: targetHash(target) } : {}).catch((err: unknown) => {
+      // Unhandled, a rejection would end in Electron's main-process error dialog. A load that a
+      // newer one replaced (a target arriving while loading) rejects with ERR_ABORTED: expected.
+      if (!String(err).includes('ERR_ABORTED'))
+        logger.error(`the window could not load its page: ${String(err)}`);
+    });
+  };
+  const createWindow = (target?: WindowTarget): BrowserWindow => {
+    const win = new BrowserWindow({
+      width: 1100,
+      height: 720,
+      minWidth: 800,
+      minHeight: 600,
+      show: false,
+      title: 'Semaforo',
+      icon: path.join(iconsDir, 'app-256.png'),
+      webPreferences: { preload, contextIsolation: true, sandbox: true, nodeIntegration: false },
+    });
+    win.on('close', (e) => {
+      if (quitting) return;
+      e.preventDefault(); // closing hides to the tray; Quit is in the tray menu
+      win.hide();
+    });
+    win.on('closed', () => {
+      if (window === win) window = null;
+    });
+    win.on('focus', () => controller.markFailuresSeen());
+    win.once('ready-to-show', () => {
+      win.show();
+      win.focus();
+    });
+    win.webContents.on('did-finish-load', () => (pageLoaded = true));
+    win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
+    win.webContents.on('will-navigate', (e, url) => {
+      if (!url.startsWith(rendererUrlPrefix)) e.preventDefault();
+    });
+    window = win;
+    // A target goes in the URL: the page reads its route from the fragment when it starts.
+    load(target);
+    return win;
+  };
+  const openWindow = (target?: WindowTarget) => {
     if (!window) {
-      window = new BrowserWindow({
-        width: 1100,
-        height: 720,
-        minWidth: 800,
-        minHeight: 600,
-        show: false,
-        title: 'Semaforo',
-        icon: path.join(iconsDir, 'app-256.png'),
-        webPreferences: { preload, contextIsolation: true, sandbox: true, nodeIntegration: false },
-      });
-      window.on('close', (e) => {
-        if (quitting) return;
-        e.preventDefault(); // closing hides to the tray; Quit is in the tray menu
-        window?.hide();
-      });
-      window.on('focus', () => controller.markFailuresSeen());
-      window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-      window.webContents.on('will-navigate', (e, url) => {
-        if (!url.startsWith(pathToFileURL(rendererDir).href)) e.preventDefault();
-      });
-      void window.loadFile(path.join(rendererDir, 'index.html'));
-      window.once('ready-to-show', () => window?.show());
-    } else window.show();
+      createWindow(target); // shown on ready-to-show, without a white flash
+      return;
+    }
+    if (target) {
+      if (pageLoaded) send({ type: 'navigate', data: target });
+      else load(target); // still loading: nothing listens yet, so load the target instead
+    }
+    window.show();
     window.focus();
-    if (target) send({ type: 'navigate', data: target });
   };
 
   const handle = createIpcHandler({
     service,
     logger,
     trusted: () => ({
-      webContentsId: window?.webContents.id ?? null,
-      urlPrefix: pathToFileURL(rendererDir).href,
+      webContentsId: window && !window.isDestroyed() ? window.webContents.id : null,
+      urlPrefix: rendererUrlPrefix,
     }),
   });
   ipcMain.handle(IPC_REQUEST, (event, name: unknown, input: unknown) =>
@@ -101,7 +176,9 @@ async function start(): Promise<void> {
       {
         webContentsId: event.sender.id,
         frameUrl: event.senderFrame?.url,
-        isMainFrame: event.senderFrame !== null && event.senderFrame === event.sender.mainFrame,
+        // By the documented `parent` (null for the top frame), not by comparing WebFrameMain
+        // objects: Electron does not promise one wrapper object per frame.
+        isMainFrame: event.senderFrame !== null && event.senderFrame.parent === null,
       },
       name,
       input,
@@ -123,10 +200,17 @@ async function start(): Promise<void> {
         };
       return { label: m.label, enabled: m.enabled, click: () => controller.handle(m.action) };
     });
+  // Electron holds a shown Notification only weakly: once our last reference is gone it can be
+  // garbage-collected before the user clicks it, and the click is lost (electron/electron#16922).
+  const liveNotifications = new Set<Notification>();
   const host: DesktopHost = {
     showTray: (view) => {
-      tray ??= new Tray(trayIcon(view));
-      tray.setImage(trayIcon(view));
+      if (!tray) {
+        tray = new Tray(trayIcon(view));
+        // Windows and some Linux panels report a left click as 'click' (the menu is on the right
+        // button); on macOS a click opens the menu.
+        if (process.platform !== 'darwin') tray.on('click', () => openWindow());
+      } else tray.setImage(trayIcon(view));
       tray.setToolTip(view.tooltip);
       if (process.platform === 'darwin') tray.setTitle(view.title);
       // Linux only picks up a changed menu through setContextMenu.
@@ -139,9 +223,16 @@ async function start(): Promise<void> {
         body: n.body,
         icon: path.join(iconsDir, 'app-256.png'),
       });
-      note.on('click', () =>
-        openWindow(n.taskId !== null ? { taskId: n.taskId } : { failuresOfGroup: n.group }),
-      );
+      const forget = () => liveNotifications.delete(note);
+      note.on('click', () => {
+        forget();
+        openWindow(n.taskId !== null ? { taskId: n.taskId } : { failuresOfGroup: n.group });
+      });
+      note.on('close', forget);
+      liveNotifications.add(note);
+      // Some notification servers never report a close: keep the set bounded.
+      if (liveNotifications.size > MAX_LIVE_NOTIFICATIONS)
+        liveNotifications.delete(liveNotifications.values().next().value!);
       note.show();
     },
     openWindow,
@@ -157,20 +248,29 @@ async function start(): Promise<void> {
   controller.refresh();
   if (!process.argv.includes('--hidden')) openWindow();
 
-  app.on('second-instance', () => openWindow());
+  // macOS: a click on the Dock icon brings back the window that closing hid.
+  app.on('activate', () => openWindow());
   app.on('window-all-closed', () => {
     /* stay in the tray */
   });
   let drained = false;
+  let draining: Promise<void> | null = null;
   app.on('before-quit', (e) => {
     quitting = true;
     if (drained) return;
     e.preventDefault();
-    // Running tasks get a deadline; what is still running then is released to other workers.
-    controller.dispose();
-    void engine.close(10_000).finally(() => {
+    // Once: a second Quit (or Ctrl-C forwarded twice) while draining must not close twice.
+    draining ??= (async () => {
+      controller.dispose();
+      try {
+        // Running tasks get a deadline; what is still running then is released to other workers.
+        await engine.close(10_000);
+      } catch (err) {
+        logger.error(`closing the queue failed: ${String(err)}`);
+      }
       drained = true;
       app.quit();
-    });
+    })();
   });
+  return { openWindow };
 }
