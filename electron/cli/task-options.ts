@@ -41,6 +41,43 @@ export function addTaskOptions(cmd: Command, { kind = true, timing = true } = {}
     .option('--cwd <dir>', 'working directory of a shell command');
 }
 
+/** Engine field paths (`maxAttempts`, `tasks[3].priority`) as the user typed them: `--max-attempts`. */
+export type OptionNames = Readonly<Record<string, string>>;
+
+export const TASK_OPTION_NAMES: OptionNames = {
+  kind: '--kind',
+  name: '--name',
+  group: '--group',
+  priority: '--priority',
+  maxAttempts: '--max-attempts',
+  timeout: '--timeout',
+  delay: '--delay',
+  runAt: '--at',
+  unique: '--unique',
+  'payload.cwd': '--cwd',
+};
+
+function optionPath(path: string, names: OptionNames): string {
+  // hasOwn: a path such as `constructor` must not find Object.prototype's members.
+  if (Object.hasOwn(names, path)) return names[path]!;
+  const list = /^([^[]+)(\[\d+\])$/.exec(path); // an item of a list option: --notify-groups[1]
+  return list && Object.hasOwn(names, list[1]!) ? names[list[1]!]! + list[2]! : path;
+}
+
+/**
+ * Runs `f`; a ValidationError it throws names the options the user typed instead of the engine's
+ * field names, so the one-line error points at what to change (`--priority: must be …`).
+ */
+export function namingOptions<T>(names: OptionNames, f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (err instanceof ValidationError)
+      throw new ValidationError(err.issues.map((i) => ({ ...i, path: optionPath(i.path, names) })));
+    throw err;
+  }
+}
+
 function bad(option: string, message: string): never {
   throw new ValidationError([{ path: option, message }]);
 }
