@@ -22,7 +22,7 @@ import { stderrLogger } from '../core/logger.ts';
 import { dataDir, defaultDbPath, defaultHandlersDir } from '../core/paths.ts';
 import { createQueueService } from '../core/service.ts';
 import { createDesktopController, type DesktopHost } from './desktop-controller.ts';
-import { createIpcHandler } from './ipc-binding.ts';
+import { createIpcHandler, isInside } from './ipc-binding.ts';
 import { getLaunchAtLogin, setLaunchAtLogin } from './login-item.ts';
 import type { TrayMenuItem, TrayView } from './policy/tray-model.ts';
 
@@ -79,7 +79,7 @@ async function start(): Promise<void> {
       window.on('focus', () => controller.markFailuresSeen());
       window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
       window.webContents.on('will-navigate', (e, url) => {
-        if (!url.startsWith(pathToFileURL(rendererDir).href)) e.preventDefault();
+        if (!isInside(url, pathToFileURL(rendererDir).href)) e.preventDefault();
       });
       void window.loadFile(path.join(rendererDir, 'index.html'));
       window.once('ready-to-show', () => window?.show());
