@@ -53,7 +53,7 @@ export interface RunningServer {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 const MAX_EVENT_IDS = 1000;
 /** A browser allows 6 connections per host over HTTP/1.1; 32 streams is many tabs of several browsers. */
-const MAX_EVENT_STREAMS = 32;
+export const MAX_EVENT_STREAMS = 32;
 
 class HttpError extends Error {
   readonly status: number;
@@ -83,6 +83,27 @@ function bodyUnread(req: IncomingMessage): boolean {
   return mayHaveBody && !req.readableEnded;
 }
 
+/** How long a connection answered before its body was read stays open for the answer to be read. */
+const LINGER_MS = 1000;
+
+/**
+ * Closes the connection of a request answered before its body was read (refused, or too large),
+ * rather than let node drain a body that may never end to keep the connection alive; but not at
+ * once. Node's `destroySoon` closes as soon as the answer is written, with the client's bytes
+ * still unread, which makes the kernel send a reset, and a reset can make the client's OS drop
+ * the answer before the client has read it (the client saw a reset, not its 413). So the answer
+ * and a FIN go out now, and the socket is destroyed a moment later.
+ */
+function closeAfterAnswer(res: ServerResponse): void {
+  const socket = res.req.socket;
+  res.once('finish', () => {
+    // node's destroySoon has just queued `destroy` for when the FIN is out: replace it.
+    socket.removeListener('finish', socket.destroy);
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    socket.once('close', () => clearTimeout(timer));
+  });
+}
+
 function sendJson(
   res: ServerResponse,
   status: number,
@@ -91,16 +112,16 @@ function sendJson(
 ): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
+  const close = bodyUnread(res.req);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
-    // Answered before its body was read (refused, or too large): close rather than let node
-    // drain a body that may never end (chunked and endless) to keep the connection alive.
-    ...(bodyUnread(res.req) ? { connection: 'close' } : {}),
+    ...(close ? { connection: 'close' } : {}),
     ...extra,
   });
+  if (close) closeAfterAnswer(res);
   res.end(text);
 }
 
@@ -226,9 +247,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // e.g. `GET http://[/`: node's parser lets it through, and a throw here used to end the process.
       return sendError(res, new HttpError(400, 'malformed request target'));
     }
-    // Two Host headers are how a proxy and this server come to disagree on which one was checked.
-    if ((req.headersDistinct.host?.length ?? 0) > 1)
-      return sendError(res, new HttpError(400, 'more than one Host header'));
+    // Exactly one Host header (RFC 9112 says 400 otherwise): the guard judges the request by it,
+    // and two are how a proxy and this server come to disagree on which one was checked.
+    const hosts = req.headersDistinct.host?.length ?? 0;
+    if (hosts !== 1)
+      return sendError(res, new HttpError(400, hosts ? 'more than one Host header' : 'missing Host header'));
     const hostOk = checkHost(req.headers.host, guard);
     if (!hostOk.ok)
       return sendJson(res, hostOk.status, { error: { name: 'Forbidden', message: hostOk.message } });
@@ -274,6 +297,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       requestTimeout,
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))),
       keepAliveTimeout: 5_000,
+      // node's own check answers a missing Host with a bare 400; ours says why, in JSON.
+      requireHostHeader: false,
     },
     (req, res) => {
       try {
