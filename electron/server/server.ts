@@ -83,24 +83,30 @@ function bodyUnread(req: IncomingMessage): boolean {
   return mayHaveBody && !req.readableEnded;
 }
 
-/** How long a connection answered before its body was read stays open for the answer to be read. */
+/** How long a connection closed with bytes still coming in stays open for its answer to be read. */
 const LINGER_MS = 1000;
 
 /**
+ * Closing a socket while the client's bytes are still unread makes the kernel send a reset, and a
+ * reset can make the client's OS drop our answer before the client has read it (it sees a reset,
+ * not its 413 or 408). So the answer and a FIN go out now, and the socket is destroyed a moment
+ * later, even if the client, ignoring the FIN, keeps sending.
+ */
+function destroyAfterLinger(socket: Duplex): void {
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/**
  * Closes the connection of a request answered before its body was read (refused, or too large),
- * rather than let node drain a body that may never end to keep the connection alive; but not at
- * once. Node's `destroySoon` closes as soon as the answer is written, with the client's bytes
- * still unread, which makes the kernel send a reset, and a reset can make the client's OS drop
- * the answer before the client has read it (the client saw a reset, not its 413). So the answer
- * and a FIN go out now, and the socket is destroyed a moment later.
+ * rather than let node drain a body that may never end to keep the connection alive.
  */
 function closeAfterAnswer(res: ServerResponse): void {
   const socket = res.req.socket;
   res.once('finish', () => {
-    // node's destroySoon has just queued `destroy` for when the FIN is out: replace it.
+    // Node's destroySoon has just queued `destroy` for when the FIN is out: linger instead.
     socket.removeListener('finish', socket.destroy);
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-    socket.once('close', () => clearTimeout(timer));
+    destroyAfterLinger(socket);
   });
 }
 
@@ -143,8 +149,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
     const onData = (c: Buffer) => {
       size += c.length;
       if (size > limit) {
-        // Stop reading but keep the socket: destroying it here (as before) lost the 413 answer,
-        // and a body without Content-Length (chunked) only shows its size this way.
+        // Stop reading but keep the socket: destroying it would lose the 413 answer (and a body
+        // without Content-Length, chunked, only shows its size here).
         req.off('data', onData);
         req.pause();
         chunks.length = 0;
@@ -244,7 +250,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     try {
       url = new URL(req.url ?? '/', 'http://placeholder');
     } catch {
-      // e.g. `GET http://[/`: node's parser lets it through, and a throw here used to end the process.
+      // e.g. `GET http://[/`: node's parser lets it through, and a throw here would end the process.
       return sendError(res, new HttpError(400, 'malformed request target'));
     }
     // Exactly one Host header (RFC 9112 says 400 otherwise): the guard judges the request by it,
@@ -320,10 +326,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return void socket.destroy();
     const { status, message } = clientErrorResponse(err.code);
     socket.end(rawJsonResponse(status, message));
+    destroyAfterLinger(socket);
   });
   // CONNECT (a proxy tunnel) is not for this server; without a listener node drops it silently.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     socket.end(rawJsonResponse(405, 'CONNECT is not supported'));
+    destroyAfterLinger(socket);
   });
 
   const offChange = options.engine.onChange((batch) => {

@@ -310,8 +310,11 @@ describe('serve: bodies and slow clients', () => {
       'headers trickled byte by byte': rawClient(server.port),
       // Headers complete, then 10 of the 100 promised body bytes, then silence.
       'a body that never finishes': rawClient(server.port, `${post}Content-Length: 100\r\n\r\n{"kind":"s`),
-      // A chunk every 20 ms forever: bytes keep coming, but the request never completes.
-      'a chunked body trickled forever': rawClient(server.port, `${post}Transfer-Encoding: chunked\r\n\r\n`),
+      // A chunk every 20 ms forever: bytes keep coming, but the request never completes; and
+      // it goes on sending after the server's answer and FIN, so only the server can close.
+      'a chunked body trickled forever': rawClient(server.port, `${post}Transfer-Encoding: chunked\r\n\r\n`, {
+        ignoreFin: true,
+      }),
       // Connects and says nothing.
       'a silent connection': rawClient(server.port),
     };

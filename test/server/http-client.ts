@@ -76,9 +76,12 @@ export interface RawClient {
   closed: Promise<string>;
 }
 
-/** A socket to the server; `send` is written as soon as it connects. */
-export function rawClient(port: number, send?: string | Buffer): RawClient {
-  const socket = net.connect(port, '127.0.0.1');
+/**
+ * A socket to the server; `send` is written as soon as it connects. `ignoreFin`: keep the
+ * connection (and keep sending) after the server has said it is done, as a hostile client may.
+ */
+export function rawClient(port: number, send?: string | Buffer, { ignoreFin = false } = {}): RawClient {
+  const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: ignoreFin });
   let text = '';
   const waiting: (() => void)[] = [];
   socket.on('data', (c: Buffer) => {
