@@ -533,11 +533,15 @@ describe('CLI argument parsing under hostile argv', () => {
 
   it('work and serve refuse bad options before starting anything, and stop cleanly when they start', async () => {
     const { engine, run } = sandbox({ signalAtOnce: true });
+    const outcomes = { started: 0, refused: 0 };
     const argv = fc.oneof(
       fc
         .record({
-          concurrency: fc.option(numberText, { nil: undefined }),
-          grace: fc.option(durationText, { nil: undefined }),
+          concurrency: fc.option(fc.oneof(fc.integer({ min: 1, max: 8 }).map(String), numberText), {
+            nil: undefined,
+          }),
+          // 30d: past node's timer limit (the grace must still hold, see below)
+          grace: fc.option(fc.oneof(fc.constantFrom('0', '10s', '30d'), durationText), { nil: undefined }),
           drain: fc.boolean(),
         })
         .map((r) => [
@@ -548,8 +552,10 @@ describe('CLI argument parsing under hostile argv', () => {
         ]),
       fc
         .record({
+          // (a valid port is always 0, a free one: this machine's 7391 may be taken)
           port: fc.oneof(
-            fc.constantFrom('0', '-1', '65536', '99999', '0x50', ' 0', '1e3', 'http', ''),
+            { weight: 3, arbitrary: fc.constant('0') },
+            fc.constantFrom('-1', '65536', '99999', '0x50', ' 0', '1e3', 'http', ''),
             numberText.filter((p) => p !== '0' && /^\d+$/.test(p) === false),
           ),
           host: fc.option(
@@ -577,14 +583,20 @@ describe('CLI argument parsing under hostile argv', () => {
         const before = snapshot(engine);
         const o = await run(args);
         if (o.code === 2) {
+          outcomes.refused++;
           expectCleanRefusal(o, args);
           expect(snapshot(engine)).toBe(before);
           return;
         }
         expect(o.code, `${JSON.stringify(args)}\n${o.err}`).toBe(0);
+        // It started (and stopped on the signal): work says where it dispatched from, serve its URL.
+        expect(o.err + o.out).toMatch(/semaforo work: dispatching from|^Dashboard: http:\/\/[^\n]+#token=/m);
+        outcomes.started++;
       }),
       { numRuns: 60, seed: 8011 },
     );
+    expect(outcomes.started).toBeGreaterThan(10);
+    expect(outcomes.refused).toBeGreaterThan(10);
   });
 
   it('run refuses bad task options before running anything', async () => {
