@@ -68,11 +68,21 @@ const instantSchema = z.union(
   { error: 'must be an ISO 8601 time with a zone (e.g. 2026-12-02T03:47:00Z) or epoch milliseconds' },
 );
 
+/**
+ * A lone UTF-16 surrogate (JSON `"\ud800"` over HTTP or IPC) cannot be stored as UTF-8: SQLite
+ * would keep U+FFFD instead, so a name would read back changed and two different unique keys
+ * (`k\ud800`, `k\ud801`) would collide. Refused wherever such a string is stored as text.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
+const WELL_FORMED = { error: 'must be valid Unicode text (it holds a lone surrogate)' };
+
 /** What a caller gives to enqueue one task. Field names match the task's JSON shape. */
 const taskNameSchema = z
   .string({ error: 'must be a string' })
   .min(1, { error: 'must not be empty' })
-  .max(LIMITS.nameLength, { error: `must be at most ${LIMITS.nameLength} characters` });
+  .max(LIMITS.nameLength, { error: `must be at most ${LIMITS.nameLength} characters` })
+  .refine(wellFormed, WELL_FORMED);
 const maxAttemptsSchema = intIn(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max);
 const taskTimeoutSchema = z.union([intIn(LIMITS.timeoutMs.min, LIMITS.timeoutMs.max), z.null()]);
 
@@ -90,6 +100,7 @@ export const taskSpecSchema = z
       .string({ error: 'must be a string' })
       .min(1, { error: 'must not be empty' })
       .max(LIMITS.uniqueLength, { error: `must be at most ${LIMITS.uniqueLength} characters` })
+      .refine(wellFormed, WELL_FORMED)
       .optional(),
     payload: payloadSchema,
   })
@@ -120,6 +131,7 @@ export type GroupUpdate = z.infer<typeof groupUpdateSchema>;
 export const webhookUrlSchema = z
   .string({ error: 'must be a URL' })
   .max(2000, { error: 'must be at most 2000 characters' })
+  .refine(wellFormed, WELL_FORMED)
   .refine(
     (s) => {
       try {
@@ -186,12 +198,19 @@ export type RetryFilter = z.infer<typeof retryFilterSchema>;
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => {
+    const tail = formatPath(issue.path);
+    const path =
+      prefix && tail ? (tail.startsWith('[') ? prefix + tail : `${prefix}.${tail}`) : prefix || tail;
+    return { path, message: issue.message };
+  });
+  // One bad value can fail several checks that share a message (1e23 is neither an integer nor
+  // at most 9): say it once, or the one-line error reads "priority: …; priority: …".
+  const seen = new Set<string>();
   throw new ValidationError(
-    result.error.issues.map((issue) => {
-      const tail = formatPath(issue.path);
-      const path =
-        prefix && tail ? (tail.startsWith('[') ? prefix + tail : `${prefix}.${tail}`) : prefix || tail;
-      return { path, message: issue.message };
+    issues.filter((i) => {
+      const key = `${i.path}\0${i.message}`;
+      return !seen.has(key) && Boolean(seen.add(key));
     }),
   );
 }

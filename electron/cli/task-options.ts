@@ -7,6 +7,7 @@ import { Option, type Command } from 'commander';
 import type { JsonValue } from '../../shared/domain.ts';
 import { parseDuration } from '../../shared/durations.ts';
 import { ValidationError } from '../../shared/errors.ts';
+import { LIMITS } from '../../shared/schemas.ts';
 
 export interface TaskOptions {
   kind?: string;
@@ -39,6 +40,43 @@ export function addTaskOptions(cmd: Command, { kind = true, timing = true } = {}
   return cmd
     .option('--payload <json>', 'the payload as JSON (merged under the command for shell)')
     .option('--cwd <dir>', 'working directory of a shell command');
+}
+
+/** Engine field paths (`maxAttempts`, `tasks[3].priority`) as the user typed them: `--max-attempts`. */
+export type OptionNames = Readonly<Record<string, string>>;
+
+export const TASK_OPTION_NAMES: OptionNames = {
+  kind: '--kind',
+  name: '--name',
+  group: '--group',
+  priority: '--priority',
+  maxAttempts: '--max-attempts',
+  timeout: '--timeout',
+  delay: '--delay',
+  runAt: '--at',
+  unique: '--unique',
+  'payload.cwd': '--cwd',
+};
+
+function optionPath(path: string, names: OptionNames): string {
+  // hasOwn: a path such as `constructor` must not find Object.prototype's members.
+  if (Object.hasOwn(names, path)) return names[path]!;
+  const list = /^([^[]+)(\[\d+\])$/.exec(path); // an item of a list option: --notify-groups[1]
+  return list && Object.hasOwn(names, list[1]!) ? names[list[1]!]! + list[2]! : path;
+}
+
+/**
+ * Runs `f`; a ValidationError it throws names the options the user typed instead of the engine's
+ * field names, so the one-line error points at what to change (`--priority: must be …`).
+ */
+export function namingOptions<T>(names: OptionNames, f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (err instanceof ValidationError)
+      throw new ValidationError(err.issues.map((i) => ({ ...i, path: optionPath(i.path, names) })));
+    throw err;
+  }
 }
 
 function bad(option: string, message: string): never {
@@ -77,6 +115,17 @@ function payloadOf(text: string | undefined): Record<string, JsonValue> {
   return v as Record<string, JsonValue>;
 }
 
+/**
+ * The default name of a shell task: its command line, cut to the name limit. Cut on a character
+ * boundary and with any lone surrogate replaced: the name is only a label, and half an emoji
+ * would otherwise be refused as "--name: …" when the user gave no --name at all.
+ */
+function labelOf(command: readonly string[]): string {
+  const text = command.join(' ').replace(/\p{Cs}/gu, '\uFFFD');
+  const cut = text.slice(0, LIMITS.nameLength);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 /** Builds a task spec from the options and the words after `--` (a shell command). */
 export function taskSpecFrom(opts: TaskOptions, command: readonly string[], forcedKind?: string): unknown {
   const kind = forcedKind ?? opts.kind ?? (command.length > 0 ? 'shell' : undefined);
@@ -93,7 +142,7 @@ export function taskSpecFrom(opts: TaskOptions, command: readonly string[], forc
   }
   const spec: Record<string, unknown> = { kind, payload };
   if (opts.name !== undefined) spec.name = opts.name;
-  else if (command.length > 0) spec.name = command.join(' ').slice(0, 200);
+  else if (command.length > 0) spec.name = labelOf(command);
   if (opts.group !== undefined) spec.group = opts.group;
   const put = (key: string, value: unknown) => {
     if (value !== undefined) spec[key] = value;

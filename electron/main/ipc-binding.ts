@@ -19,7 +19,7 @@ export interface IpcSender {
 
 export interface IpcBindingOptions {
   service: QueueService;
-  /** the webContents of our window, and the URL prefix its page is loaded from */
+  /** the webContents of our window, and the URL of the folder its page is loaded from */
   trusted: () => { webContentsId: number | null; urlPrefix: string };
   logger: Logger;
 }
@@ -31,15 +31,40 @@ export function senderRefusal(
   if (trusted.webContentsId === null || sender.webContentsId !== trusted.webContentsId)
     return 'not from the Semaforo window';
   if (!sender.isMainFrame) return 'not from the top frame';
-  if (!sender.frameUrl || !sender.frameUrl.startsWith(trusted.urlPrefix)) return 'not from the Semaforo page';
+  if (!sender.frameUrl || !isInside(sender.frameUrl, trusted.urlPrefix)) return 'not from the Semaforo page';
   return null;
+}
+
+/**
+ * Whether `url` names a location inside the folder `folderUrl` (`pathToFileURL(dir).href`, which
+ * has no trailing slash). Two traps a plain `startsWith` falls into:
+ * - a sibling folder: `…/dist/renderer-evil/x.html` starts with `…/dist/renderer`;
+ * - a spelling that climbs out: `…/dist/renderer/../../evil.html` (or `%2e%2e`), resolved here
+ *   the way the browser would before comparing.
+ */
+export function isInside(url: string, folderUrl: string): boolean {
+  let href: string;
+  try {
+    href = new URL(url).href;
+  } catch {
+    return false;
+  }
+  return href.startsWith(folderUrl.endsWith('/') ? folderUrl : `${folderUrl}/`);
+}
+
+/** A short printable label of whatever arrived as the request name, for the log. */
+function describe(name: unknown): string {
+  // String() throws on objects without a prototype (and on symbols in templates); a refusal must
+  // not turn into an exception just because the name was hostile.
+  const text = typeof name === 'string' ? name : typeof name;
+  return text.slice(0, 40);
 }
 
 export function createIpcHandler(o: IpcBindingOptions) {
   return (sender: IpcSender, name: unknown, input: unknown): IpcResult => {
     const refusal = senderRefusal(sender, o.trusted());
     if (refusal) {
-      o.logger.warn(`refused an IPC request ${String(name).slice(0, 40)}: ${refusal}`);
+      o.logger.warn(`refused an IPC request ${describe(name)}: ${refusal}`);
       return { ok: false, error: { name: 'Forbidden', message: `refused: ${refusal}` } };
     }
     if (typeof name !== 'string')

@@ -25,7 +25,7 @@ import { stderrLogger } from '../core/logger.ts';
 import { dataDir, defaultDbPath, defaultHandlersDir } from '../core/paths.ts';
 import { createQueueService } from '../core/service.ts';
 import { createDesktopController, type DesktopHost } from './desktop-controller.ts';
-import { createIpcHandler } from './ipc-binding.ts';
+import { createIpcHandler, isInside } from './ipc-binding.ts';
 import { getLaunchAtLogin, setLaunchAtLogin } from './login-item.ts';
 import type { TrayMenuItem, TrayView } from './policy/tray-model.ts';
 
@@ -143,7 +143,7 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
     win.webContents.on('did-finish-load', () => (pageLoaded = true));
     win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
     win.webContents.on('will-navigate', (e, url) => {
-      if (!url.startsWith(rendererUrlPrefix)) e.preventDefault();
+      if (!isInside(url, rendererUrlPrefix)) e.preventDefault();
     });
     window = win;
     // A target goes in the URL: the page reads its route from the fragment when it starts.

@@ -5,6 +5,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { ApiEvent } from '../../shared/api.ts';
 import { ConflictError, NotFoundError, ValidationError, toErrorInfo } from '../../shared/errors.ts';
 import type { Engine } from '../core/engine.ts';
@@ -28,6 +29,15 @@ export interface ServerOptions {
   /** largest request body accepted */
   maxBodyBytes?: number;
   heartbeatMs?: number;
+  /** most event streams open at once (each holds a socket while a dashboard tab is open) */
+  maxEventStreams?: number;
+  /**
+   * How long a client may take to send its headers, and its whole request. A slow or stuck client
+   * (slowloris: headers trickled byte by byte, a body that never ends) is answered 408 and cut off
+   * after these, however slowly it keeps sending.
+   */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -42,14 +52,20 @@ export interface RunningServer {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 const MAX_EVENT_IDS = 1000;
+/** A browser allows 6 connections per host over HTTP/1.1; 32 streams is many tabs of several browsers. */
+export const MAX_EVENT_STREAMS = 32;
 
 class HttpError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  readonly headers: Record<string, string>;
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.status = status;
+    this.headers = headers;
   }
 }
+
+const methodNotAllowed = (allow: string, message: string) => new HttpError(405, message, { allow });
 
 function statusOf(err: unknown): number {
   if (err instanceof HttpError) return err.status;
@@ -60,14 +76,58 @@ function statusOf(err: unknown): number {
   return 500;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** The request still has body bytes on the wire that nothing has read. */
+function bodyUnread(req: IncomingMessage): boolean {
+  const mayHaveBody =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  return mayHaveBody && !req.readableEnded;
+}
+
+/** How long a connection closed with bytes still coming in stays open for its answer to be read. */
+const LINGER_MS = 1000;
+
+/**
+ * Closing a socket while the client's bytes are still unread makes the kernel send a reset, and a
+ * reset can make the client's OS drop our answer before the client has read it (it sees a reset,
+ * not its 413 or 408). So the answer and a FIN go out now, and the socket is destroyed a moment
+ * later, even if the client, ignoring the FIN, keeps sending.
+ */
+function destroyAfterLinger(socket: Duplex): void {
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * Closes the connection of a request answered before its body was read (refused, or too large),
+ * rather than let node drain a body that may never end to keep the connection alive.
+ */
+function closeAfterAnswer(res: ServerResponse): void {
+  const socket = res.req.socket;
+  res.once('finish', () => {
+    // Node's destroySoon has just queued `destroy` for when the FIN is out: linger instead.
+    socket.removeListener('finish', socket.destroy);
+    destroyAfterLinger(socket);
+  });
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
+  const close = bodyUnread(res.req);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
+    ...(close ? { connection: 'close' } : {}),
+    ...extra,
   });
+  if (close) closeAfterAnswer(res);
   res.end(text);
 }
 
@@ -76,27 +136,59 @@ function sendError(res: ServerResponse, err: unknown): void {
   const info =
     status === 500 ? { name: 'Error', message: 'internal error (see the server log)' } : toErrorInfo(err);
   if (err instanceof HttpError) info.name = 'HttpError';
-  sendJson(res, status, { error: info });
+  sendJson(res, status, { error: info }, err instanceof HttpError ? err.headers : {});
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
+    const tooLarge = () => new HttpError(413, `request body over ${limit} bytes`);
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limit) return reject(new HttpError(413, `request body over ${limit} bytes`));
+    if (declared > limit) return reject(tooLarge());
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
       if (size > limit) {
-        reject(new HttpError(413, `request body over ${limit} bytes`));
-        req.destroy();
+        // Stop reading but keep the socket: destroying it would lose the 413 answer (and a body
+        // without Content-Length, chunked, only shows its size here).
+        req.off('data', onData);
+        req.pause();
+        chunks.length = 0;
+        reject(tooLarge());
         return;
       }
       chunks.push(c);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** A bare HTTP/1.1 answer for a socket whose request node could not parse (no response object). */
+function rawJsonResponse(status: number, message: string): string {
+  const text = JSON.stringify({ error: { name: 'HttpError', message } });
+  return (
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n` +
+    'content-type: application/json; charset=utf-8\r\n' +
+    `content-length: ${Buffer.byteLength(text)}\r\n` +
+    'cache-control: no-store\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n' +
+    text
+  );
+}
+
+/** What a parser or timeout error on a client socket is answered with. */
+function clientErrorResponse(code: string | undefined): { status: number; message: string } {
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, message: 'the request took too long to arrive' };
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: 'request headers too large' };
+    case 'HPE_INVALID_METHOD':
+      return { status: 400, message: 'malformed request: unknown method' };
+    default:
+      return { status: 400, message: 'malformed request' };
+  }
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -111,12 +203,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const token = loadOrCreateToken(options.dataDir);
   const service = createQueueService(options.engine);
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+  const maxStreams = options.maxEventStreams ?? MAX_EVENT_STREAMS;
   const clients = new Set<ServerResponse>();
   const logger = options.logger ?? silentLogger;
   let guard: GuardConfig = { token, allowedHosts: new Set() };
 
   const api = async (req: IncomingMessage, res: ServerResponse, name: string) => {
-    if (req.method !== 'POST') throw new HttpError(405, 'API requests are POST with a JSON body');
+    if (req.method !== 'POST') throw methodNotAllowed('POST', 'API requests are POST with a JSON body');
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'send Content-Type: application/json');
     const text = await readBody(req, maxBody);
@@ -132,6 +225,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 
   const events = (req: IncomingMessage, res: ServerResponse) => {
+    // Each stream holds a socket for as long as it is open; without a bound, a client holding the
+    // token (or a runaway tab reconnecting) could take every file descriptor the process has.
+    if (clients.size >= maxStreams)
+      return sendError(
+        res,
+        new HttpError(503, `too many open event streams (at most ${maxStreams}); close a dashboard tab`, {
+          'retry-after': '5',
+        }),
+      );
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -143,8 +245,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     req.on('close', () => clients.delete(res));
   };
 
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://placeholder');
+  const route = (req: IncomingMessage, res: ServerResponse) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://placeholder');
+    } catch {
+      // e.g. `GET http://[/`: node's parser lets it through, and a throw here would end the process.
+      return sendError(res, new HttpError(400, 'malformed request target'));
+    }
+    // Exactly one Host header (RFC 9112 says 400 otherwise): the guard judges the request by it,
+    // and two are how a proxy and this server come to disagree on which one was checked.
+    const hosts = req.headersDistinct.host?.length ?? 0;
+    if (hosts !== 1)
+      return sendError(res, new HttpError(400, hosts ? 'more than one Host header' : 'missing Host header'));
     const hostOk = checkHost(req.headers.host, guard);
     if (!hostOk.ok)
       return sendJson(res, hostOk.status, { error: { name: 'Forbidden', message: hostOk.message } });
@@ -158,17 +271,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (!auth.ok)
         return sendJson(res, auth.status, { error: { name: 'Unauthorized', message: auth.message } });
       if (isEvents) {
-        if (req.method !== 'GET') return sendError(res, new HttpError(405, 'the event stream is GET'));
+        if (req.method !== 'GET') return sendError(res, methodNotAllowed('GET', 'the event stream is GET'));
         return events(req, res);
       }
       api(req, res, url.pathname.slice('/api/'.length)).catch((err: unknown) => {
         if (statusOf(err) === 500) logger.error(`request ${url.pathname} failed: ${String(err)}`);
-        if (!res.headersSent) sendError(res, err);
+        sendError(res, err);
       });
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD')
-      return sendError(res, new HttpError(405, 'method not allowed'));
+      return sendError(res, methodNotAllowed('GET, HEAD', 'method not allowed'));
     if (!options.staticDir) return sendError(res, new HttpError(404, 'no dashboard build here (API only)'));
     // Paths without an extension are screens of the single-page app.
     const file =
@@ -176,10 +289,50 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       (/\.[a-z0-9]+$/i.test(url.pathname) ? null : resolveStatic(options.staticDir, '/'));
     if (!file) return sendError(res, new HttpError(404, `no such file: ${url.pathname}`));
     sendStatic(res, file, req.method);
+  };
+
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout);
+  const server = http.createServer(
+    {
+      // Slow or stuck clients must not hold sockets forever (the event stream is exempt: its
+      // request is complete once its headers are in). Node checks these timeouts only every
+      // connectionsCheckingInterval (30 s by default), which would let a slowloris client hold
+      // its socket for up to 40 s instead of 10; check at least every second.
+      headersTimeout,
+      requestTimeout,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))),
+      keepAliveTimeout: 5_000,
+      // node's own check answers a missing Host with a bare 400; ours says why, in JSON.
+      requireHostHeader: false,
+    },
+    (req, res) => {
+      try {
+        route(req, res);
+      } catch (err) {
+        // A bug in one request's handling must not take the server (and its dispatcher) down.
+        logger.error(`request ${String(req.url).slice(0, 200)} failed: ${String(err)}`);
+        sendError(res, err);
+      }
+    },
+  );
+  // Requests node cannot parse (unknown method, bad Content-Length, headers too large) and
+  // requests that time out get a JSON answer like every other refusal, then the socket closes.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // A response already under way on this socket (node's own check, `_httpMessage`) cannot be
+    // followed by another status line; a reset socket cannot be written at all.
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || (inFlight && inFlight.headersSent))
+      return void socket.destroy();
+    const { status, message } = clientErrorResponse(err.code);
+    socket.end(rawJsonResponse(status, message));
+    destroyAfterLinger(socket);
   });
-  // Slow or stuck clients must not hold sockets forever (the event stream is exempt: it is answered).
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // CONNECT (a proxy tunnel) is not for this server; without a listener node drops it silently.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.end(rawJsonResponse(405, 'CONNECT is not supported'));
+    destroyAfterLinger(socket);
+  });
 
   const offChange = options.engine.onChange((batch) => {
     const data: ApiEvent['data'] = {

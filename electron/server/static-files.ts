@@ -42,16 +42,48 @@ export function resolveStatic(root: string, urlPath: string): string | null {
 }
 
 export function sendStatic(res: ServerResponse, file: string, method: string): void {
+  // The file can vanish or change between resolveStatic and here (`npm run build` empties the
+  // folder while serve runs); a throw or an unhandled stream error here would end the process.
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch {
+    return notFound(res);
+  }
   const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
   const immutable = /\/assets\//.test(file.split(path.sep).join('/'));
-  res.writeHead(200, {
+  const headers = {
     'content-type': type,
-    'content-length': fs.statSync(file).size,
+    'content-length': size,
     'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
     'content-security-policy': CSP,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
+  };
+  if (method === 'HEAD') {
+    res.writeHead(200, headers);
+    return void res.end();
+  }
+  const stream = fs.createReadStream(file);
+  stream.once('open', () => {
+    res.writeHead(200, headers);
+    stream.pipe(res);
   });
-  if (method === 'HEAD') return void res.end();
-  fs.createReadStream(file).pipe(res);
+  stream.once('error', () => {
+    if (res.headersSent)
+      res.destroy(); // a short body must not pass for the whole file
+    else notFound(res);
+  });
+  res.once('close', () => stream.destroy());
+}
+
+function notFound(res: ServerResponse): void {
+  const text = JSON.stringify({ error: { name: 'HttpError', message: 'no such file' } });
+  res.writeHead(404, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(text);
 }

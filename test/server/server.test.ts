@@ -8,37 +8,7 @@ import { resolveStatic } from '../../electron/server/static-files.ts';
 import { TOKEN_FILE } from '../../electron/server/token.ts';
 import { spawnNode, tempDir, testEngine, waitFor } from '../helpers.ts';
 import { BIN } from '../cli/cli-helpers.ts';
-
-interface Reply {
-  status: number;
-  body: string;
-  headers: http.IncomingHttpHeaders;
-}
-
-/** A raw request, so tests can send what browsers and attackers send (Host, Origin, bad bodies). */
-function request(
-  port: number,
-  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: options.method ?? 'GET',
-        path: options.path ?? '/',
-        headers: options.headers,
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+import { request } from './http-client.ts';
 
 const servers: RunningServer[] = [];
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { formatDuration, formatRate, parseRate } from '../../../shared/durations
 import { ValidationError } from '../../../shared/errors.ts';
 import type { CliContext } from '../context.ts';
 import { groupTable } from '../format.ts';
-import { duration } from '../task-options.ts';
+import { duration, namingOptions, type OptionNames } from '../task-options.ts';
 
 function ids(list: readonly string[]): number[] {
   return list.map((s, i) => {
@@ -131,7 +131,10 @@ export function groupCommand(ctx: CliContext): Command {
     }
     if (Object.keys(update).length === 0)
       throw new ValidationError([{ path: '--concurrency', message: 'give --concurrency and/or --rate' }]);
-    const g = ctx.engine(set).updateGroup(name, update);
+    const g = namingOptions(
+      { concurrency: '--concurrency', 'rate.limit': '--rate', 'rate.periodMs': '--rate' },
+      () => ctx.engine(set).updateGroup(name, update),
+    );
     ctx.print(
       set,
       g,
@@ -145,6 +148,14 @@ export function groupCommand(ctx: CliContext): Command {
   });
   return group.addCommand(set).addCommand(list);
 }
+
+const SETTINGS_OPTION_NAMES: OptionNames = {
+  globalConcurrency: '--concurrency',
+  retentionDays: '--retention',
+  'notifications.groups': '--notify-groups',
+  failureWebhook: '--webhook',
+  durability: '--durability',
+};
 
 export function settingsCommand(ctx: CliContext): Command {
   const cmd = new Command('settings')
@@ -195,7 +206,9 @@ export function settingsCommand(ctx: CliContext): Command {
       if (Object.keys(notifications).length) update.notifications = notifications;
       if (opts.webhook !== undefined) update.failureWebhook = opts.webhook === 'none' ? null : opts.webhook;
       if (opts.durability !== undefined) update.durability = opts.durability;
-      const s = Object.keys(update).length ? engine.updateSettings(update) : engine.stats(0).settings;
+      const s = Object.keys(update).length
+        ? namingOptions(SETTINGS_OPTION_NAMES, () => engine.updateSettings(update))
+        : engine.stats(0).settings;
       ctx.print(cmd, s, () =>
         [
           `global concurrency  ${s.globalConcurrency}`,

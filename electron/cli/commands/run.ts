@@ -11,7 +11,13 @@ import type { Engine } from '../../core/engine.ts';
 import { createShellHandler } from '../../core/handlers/shell.ts';
 import { defineHandler } from '../../core/handlers/registry.ts';
 import type { CliContext } from '../context.ts';
-import { addTaskOptions, taskSpecFrom, type TaskOptions } from '../task-options.ts';
+import {
+  addTaskOptions,
+  namingOptions,
+  TASK_OPTION_NAMES,
+  taskSpecFrom,
+  type TaskOptions,
+} from '../task-options.ts';
 
 /** Exit codes when the command did not give one, following shell conventions. */
 export const RUN_EXIT = { failed: 1, timeout: 124, notFound: 127, cancelled: 130 } as const;
@@ -55,7 +61,7 @@ Example (crontab):
       workerLabel: 'run',
       handlers: [defineHandler(shell)],
     });
-    const { task, created } = engine.enqueue(spec);
+    const { task, created } = namingOptions(TASK_OPTION_NAMES, () => engine.enqueue(spec));
     if (!created) {
       io.err(
         `semaforo run: task ${task.id} with unique key "${task.unique}" is still ${task.status}; not running again\n`,

@@ -7,7 +7,16 @@ import { localTimeZone } from '../../../shared/schedule-times.ts';
 import type { CliContext } from '../context.ts';
 import { relativeTime, table } from '../format.ts';
 import { loadKinds } from '../kinds.ts';
-import { addTaskOptions, duration, taskSpecFrom, wholeNumber, type TaskOptions } from '../task-options.ts';
+import {
+  addTaskOptions,
+  duration,
+  namingOptions,
+  TASK_OPTION_NAMES,
+  taskSpecFrom,
+  wholeNumber,
+  type OptionNames,
+  type TaskOptions,
+} from '../task-options.ts';
 
 interface RecurrenceOptions {
   cron?: string;
@@ -28,25 +37,17 @@ function recurrenceFrom(opts: RecurrenceOptions): Record<string, unknown> {
 }
 
 /** The engine's field names, as the CLI user knows them. */
-const OPTION_OF: Record<string, string> = {
+const SCHEDULE_OPTION_NAMES: OptionNames = {
   cron: '--cron',
   timezone: '--tz',
   everyMs: '--every',
+  count: '--count',
   missed: '--missed',
   overlap: '--overlap',
-  'task.priority': '--priority',
-  'task.maxAttempts': '--max-attempts',
-  'task.timeout': '--timeout',
-  'task.group': '--group',
-  'task.name': '--name',
-  'task.kind': '--kind',
+  ...Object.fromEntries(
+    Object.entries(TASK_OPTION_NAMES).map(([field, option]) => [`task.${field}`, option]),
+  ),
 };
-
-function withOptionNames(err: unknown): never {
-  if (err instanceof ValidationError)
-    throw new ValidationError(err.issues.map((i) => ({ ...i, path: OPTION_OF[i.path] ?? i.path })));
-  throw err;
-}
 
 const recurrenceText = (s: Schedule) =>
   s.cron !== null
@@ -141,12 +142,7 @@ Examples:
       };
       const { handlers } = await loadKinds(ctx, add);
       const engine = ctx.engine(add, { userHandlers: handlers });
-      let s: Schedule;
-      try {
-        s = engine.createSchedule(spec);
-      } catch (err) {
-        withOptionNames(err);
-      }
+      const s = namingOptions(SCHEDULE_OPTION_NAMES, () => engine.createSchedule(spec));
       ctx.print(add, s, () => scheduleDetail(s, Date.now()));
     },
   );
@@ -203,12 +199,7 @@ Examples:
     .option('--count <n>', 'how many due times (1-50)', '5');
   preview.action((opts: RecurrenceOptions & { count: string }) => {
     const input = { ...recurrenceFrom(opts), count: wholeNumber('--count', opts.count) };
-    let out: { times: number[]; timezone: string | null };
-    try {
-      out = ctx.engine(preview).previewSchedule(input);
-    } catch (err) {
-      withOptionNames(err);
-    }
+    const out = namingOptions(SCHEDULE_OPTION_NAMES, () => ctx.engine(preview).previewSchedule(input));
     ctx.print(preview, out, () =>
       out.times.length ? out.times.map((t) => new Date(t).toISOString()).join('\n') : 'never comes due',
     );

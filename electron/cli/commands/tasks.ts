@@ -6,7 +6,15 @@ import { LIMITS, SORT_FIELDS } from '../../../shared/schemas.ts';
 import type { CliContext } from '../context.ts';
 import { statsText, taskDetail, taskTable } from '../format.ts';
 import { progressLine } from '../io.ts';
-import { addTaskOptions, taskSpecFrom, wholeNumber, type TaskOptions } from '../task-options.ts';
+import {
+  addTaskOptions,
+  namingOptions,
+  TASK_OPTION_NAMES,
+  taskSpecFrom,
+  wholeNumber,
+  type OptionNames,
+  type TaskOptions,
+} from '../task-options.ts';
 import { readLines } from '../read-lines.ts';
 import { loadKinds } from '../kinds.ts';
 
@@ -38,7 +46,7 @@ Examples:
       );
       return;
     }
-    const r = engine.enqueue(taskSpecFrom(opts, command));
+    const r = namingOptions(TASK_OPTION_NAMES, () => engine.enqueue(taskSpecFrom(opts, command)));
     ctx.print(
       cmd,
       r.task,
@@ -95,6 +103,15 @@ function intOption(name: string, text: string | undefined): number | undefined {
   return text === undefined ? undefined : wholeNumber(name, text);
 }
 
+const LIST_OPTION_NAMES: OptionNames = {
+  status: '--status',
+  group: '--group',
+  kind: '--kind',
+  search: '--search',
+  limit: '--limit',
+  offset: '--offset',
+};
+
 export function listCommand(ctx: CliContext): Command {
   const cmd = new Command('list')
     .description('list tasks, newest first')
@@ -129,7 +146,7 @@ export function listCommand(ctx: CliContext): Command {
       if (opts.group !== undefined) query.group = opts.group;
       if (opts.kind !== undefined) query.kind = opts.kind;
       if (opts.search !== undefined) query.search = opts.search;
-      const page = engine.listTasks(query);
+      const page = namingOptions(LIST_OPTION_NAMES, () => engine.listTasks(query));
       const now = Date.now();
       ctx.print(cmd, page.tasks, () => {
         const shown = page.tasks.length;

@@ -185,7 +185,9 @@ export class Dispatcher {
     }
     this.state = 'stopping';
     const deadline = new Promise<'deadline'>((r) => {
-      const t = setTimeout(() => r('deadline'), deadlineMs);
+      // Node fires a timer longer than 2^31-1 ms (~24.8 days) after 1 ms: `work --grace 30d`
+      // released every running task at once. Clamped as in wakeIn.
+      const t = setTimeout(() => r('deadline'), Math.min(deadlineMs, 2 ** 31 - 1));
       t.unref();
     });
     if ((await Promise.race([this.whenIdle().then(() => 'idle' as const), deadline])) === 'deadline') {
