@@ -292,8 +292,14 @@ export class Dispatcher {
     if (this.state === 'stopped') return;
     const finishes = this.finishes;
     this.finishes = [];
+    // Slots whose finish this transaction writes are free for its claims. Counted as taken, a
+    // worker at its maxInFlight whose tasks all settled before one tick (same-turn timers, or
+    // finishes held back while the disk was full) claimed nothing and was never woken again.
+    const settling = finishes.filter((f) => this.running.get(f.taskId)?.settled === true).length;
     const claimMax =
-      this.state === 'running' ? Math.min(this.o.claimBatch, this.o.maxInFlight - this.running.size) : 0;
+      this.state === 'running'
+        ? Math.min(this.o.claimBatch, this.o.maxInFlight - (this.running.size - settling))
+        : 0;
     if (finishes.length === 0 && claimMax <= 0) return;
     const now = this.dueNow();
     let out;
