@@ -103,9 +103,7 @@ function messageOf(err: unknown): string {
     return err.message;
   // SQLite writes a transaction whole or not at all: say so, the user wonders what half-happened.
   if (err instanceof StorageError)
-    return err.condition === 'full' || err.condition === 'read-only'
-      ? `${err.message}; nothing was written`
-      : err.message;
+    return err.message.startsWith('cannot write') ? `${err.message}; nothing was written` : err.message;
   if (err instanceof Error) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'SQLITE_BUSY') return 'database busy: another process holds a long write; try again';

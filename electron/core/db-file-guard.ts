@@ -9,7 +9,14 @@
  * what each path names now with what it named when the database was opened (device and inode;
  * `stat` only: opening and closing our own descriptor on the file would drop SQLite's POSIX locks).
  *
- * `judgeFiles` and `lostFileMessage` are the pure decision; `fileIdOf` is the file-system look-up.
+ * When the database file itself is gone or replaced, its -wal and -shm still lie at their paths,
+ * and SQLite will not remove them when this process closes the lost file (it never deletes the
+ * WAL of an unlinked database). The next process to open the file now at that path would take
+ * them for its own: a restored backup silently comes back as the old queue's last state. So the
+ * guard removes them, once it has checked that they are still the ones this process opened.
+ *
+ * `judgeFiles`, `orphanedSidecars` and `lostFileMessage` are the pure decision; `fileIdOf` and
+ * `DbFileGuard` do the file-system look-ups and the removal.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,8 +51,29 @@ export function judgeFiles(watched: readonly WatchedFile[], seen: readonly Seen[
   return null;
 }
 
+/**
+ * The sidecars to remove after `lost`: only when the database file itself was lost, and only
+ * those whose path still names what this process opened (never another file's).
+ */
+export function orphanedSidecars(
+  dbFile: string,
+  watched: readonly WatchedFile[],
+  seen: readonly Seen[],
+  lost: LostFile,
+): string[] {
+  if (lost.path !== dbFile) return [];
+  return watched
+    .filter((w, i) => {
+      const now = seen[i];
+      return (
+        w.path !== dbFile && typeof now === 'object' && now.dev === w.opened.dev && now.ino === w.opened.ino
+      );
+    })
+    .map((w) => w.path);
+}
+
 /** One line for the user: what happened to which file, and what this process did about it. */
-export function lostFileMessage(dbFile: string, lost: LostFile): string {
+export function lostFileMessage(dbFile: string, lost: LostFile, removed: readonly string[] = []): string {
   const which =
     lost.path === dbFile
       ? `the queue database ${dbFile}`
@@ -54,8 +82,11 @@ export function lostFileMessage(dbFile: string, lost: LostFile): string {
     lost.change === 'deleted'
       ? 'was deleted while this process had it open'
       : 'was replaced by another file while this process had it open';
+  const cleared = removed.length
+    ? `; removed its ${removed.map((p) => p.slice(dbFile.length)).join(' and ')}, which belong${removed.length === 1 ? 's' : ''} to the lost file`
+    : '';
   return (
-    `${which} ${what}; stopped dispatching, since whatever it wrote from now on would be lost ` +
+    `${which} ${what}; stopped dispatching, since whatever it wrote from now on would be lost${cleared} ` +
     '(restore the file, or restart to open what is there now)'
   );
 }
@@ -96,13 +127,23 @@ export class DbFileGuard {
     this.watched = watched;
   }
 
-  /** The loss, described, or null while every path still names what was opened. */
+  /**
+   * The loss, described, or null while every path still names what was opened. On a loss of the
+   * database file, removes the sidecars that belong to it (see the top of this file).
+   */
   check(): string | null {
-    const lost = judgeFiles(
-      this.watched,
-      this.watched.map((w) => fileIdOf(w.path)),
-    );
-    return lost ? lostFileMessage(this.dbFile, lost) : null;
+    const seen = this.watched.map((w) => fileIdOf(w.path));
+    const lost = judgeFiles(this.watched, seen);
+    if (!lost) return null;
+    const removed = orphanedSidecars(this.dbFile, this.watched, seen, lost).filter((p) => {
+      try {
+        fs.unlinkSync(p);
+        return true;
+      } catch {
+        return false; // gone meanwhile, or not ours to remove: nothing to warn the next one about
+      }
+    });
+    return lostFileMessage(this.dbFile, lost, removed);
   }
 
   start(intervalMs: number, onLost: (message: string) => void): void {

@@ -27,7 +27,8 @@ async function openWhenWritable(
   pause: () => Promise<boolean>,
 ): Promise<Engine | null> {
   let said = '';
-  for (;;) {
+  const verbose = ctx.globals(cmd).verbose === true;
+  for (let attempt = 1; ; attempt++) {
     let engine: Engine | null = null;
     try {
       engine = ctx.engine(cmd, options);
@@ -42,7 +43,8 @@ async function openWhenWritable(
           `semaforo work: ${err.message}; waiting until it can be written (checking every second, Ctrl-C stops)\n`,
         );
         said = err.message;
-      }
+      } else if (verbose)
+        ctx.ioHandle.err(`semaforo: attempt ${attempt} to open for writing failed: ${err.message}\n`);
       if (!(await pause())) return null;
     }
   }
