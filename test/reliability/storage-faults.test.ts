@@ -416,15 +416,15 @@ const READ_ONLY_WAYS: Record<string, ReadOnlyWay> = {
     restore: (dir) => remount(dir, 'rw'),
     reason: () => 'the file system holding it is mounted read-only',
   },
-  'the file made read-only (0400)': {
+  'the file made read-only (chmod 444)': {
     skip: ACTOR.skip,
     as: ACTOR.as,
     folder: () => folderOf(ACTOR.as),
-    protect: (_dir, db) => fs.chmodSync(db, 0o400),
+    protect: (_dir, db) => fs.chmodSync(db, 0o444),
     restore: (_dir, db) => fs.chmodSync(db, 0o600),
     reason: () => 'the file is read-only',
   },
-  'its folder made read-only (0500)': {
+  'its folder made read-only (chmod 500)': {
     skip: ACTOR.skip,
     as: ACTOR.as,
     folder: () => folderOf(ACTOR.as),
@@ -447,19 +447,23 @@ describe('read-only', () => {
         // Nothing holds the file now: its last connection removed the -wal and -shm.
         way.protect(dir, db);
 
-        const refused = await run(['enqueue', '--kind', 'sleep', '--payload', '{"ms":0}'], { db, as });
+        // Independent of one another: run together.
+        const [refused, listed, stats] = await Promise.all([
+          run(['enqueue', '--kind', 'sleep', '--payload', '{"ms":0}'], { db, as }),
+          run(['--json', 'list'], { db, as }).then((r) => ok<Task[]>(r)),
+          run(['--json', 'stats'], { db, as }).then((r) => ok<Stats>(r)),
+        ]);
         expect(refused).toEqual({
           code: 1,
           stdout: '',
           stderr: `semaforo: cannot write to the queue database ${db}: ${way.reason(dir)}; nothing was written\n`,
         });
-        const listed = ok<Task[]>(await run(['--json', 'list'], { db, as }));
         expect(listed.map((t) => `${t.name} ${t.status}`).sort()).toEqual([
           'r1 pending',
           'r2 pending',
           'r3 pending',
         ]);
-        expect(ok<Stats>(await run(['--json', 'stats'], { db, as })).counts.pending).toBe(3);
+        expect(stats.counts.pending).toBe(3);
 
         const worker = start(['-v', 'work'], { db, as });
         const attempt = /^semaforo: attempt (\d+) to open for writing failed: /;
