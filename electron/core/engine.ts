@@ -279,6 +279,11 @@ export function createEngine(options: EngineOptions): Engine {
   };
 
   const purge = (olderThanMs: number) => store.purgeFinished(clock.now() - olderThanMs);
+  /** For logs: a storage failure as its one line naming the file; anything else as before. */
+  const describeError = (err: unknown): string => {
+    const t = translate(err);
+    return t instanceof Error && t !== err ? t.message : String(err);
+  };
 
   /** The file this process writes was deleted or replaced: say so once and stop dispatching. */
   const fileLost = (message: string) => {
@@ -506,10 +511,7 @@ export function createEngine(options: EngineOptions): Engine {
         abortGraceMs: options.abortGraceMs,
         backoff: options.backoff,
         random: options.random,
-        describeError: (err) => {
-          const t = translate(err);
-          return t instanceof Error && t !== err ? t.message : String(err);
-        },
+        describeError,
       };
       dispatcher = new Dispatcher(dispatcherOptions);
       dispatcher.start();
@@ -522,6 +524,7 @@ export function createEngine(options: EngineOptions): Engine {
           logger,
           onEnqueued: (list) => changed(list),
           intervalMs: options.scheduleIntervalMs,
+          describeError,
         });
         scheduler.start();
       }

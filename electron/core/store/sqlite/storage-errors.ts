@@ -77,7 +77,8 @@ export function classifyStorageError(
   if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'EPERM') {
     const folder = path.dirname(file);
     let why: string;
-    if (facts.folder === 'missing') why = `its folder ${folder} does not exist`;
+    // The folder is created when missing: still missing means it could not be.
+    if (facts.folder === 'missing') why = `its folder ${folder} does not exist and cannot be created`;
     else if (facts.file === 'missing' && (facts.folder === 'no' || facts.folder === 'read-only-fs'))
       why = `it does not exist and its folder ${folder} is read-only`;
     else if (facts.folder === 'read-only-fs' || facts.file === 'read-only-fs')
