@@ -47,6 +47,13 @@ export class CliContext {
     return engine;
   }
 
+  /** Closes an engine opened with `engine()` before the command ends. */
+  async discard(engine: Engine): Promise<void> {
+    const i = this.engines.indexOf(engine);
+    if (i >= 0) this.engines.splice(i, 1);
+    await engine.close(0);
+  }
+
   /** `--json`: the value as JSON; otherwise the human text. */
   print(cmd: Command, value: unknown, human: () => string): void {
     if (this.globals(cmd).json) this.io.out(`${JSON.stringify(value, null, 2)}\n`);

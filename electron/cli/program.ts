@@ -6,6 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { SchemaTooNewError } from '../core/store/sqlite/migrations.ts';
+import { StorageError } from '../core/store/sqlite/storage-errors.ts';
 import {
   cancelCommand,
   deleteCommand,
@@ -100,6 +101,9 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
 function messageOf(err: unknown): string {
   if (err instanceof ValidationError || err instanceof NotFoundError || err instanceof SchemaTooNewError)
     return err.message;
+  // SQLite writes a transaction whole or not at all: say so, the user wonders what half-happened.
+  if (err instanceof StorageError)
+    return err.message.startsWith('cannot write') ? `${err.message}; nothing was written` : err.message;
   if (err instanceof Error) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'SQLITE_BUSY') return 'database busy: another process holds a long write; try again';

@@ -42,8 +42,10 @@ import { HandlerRegistry, type Handler } from './handlers/registry.ts';
 import { builtinHandlers } from './handlers/builtin.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import type { BackoffPolicy } from './policy/backoff.ts';
-import type { OpenOptions } from './store/sqlite/open.ts';
+import { probeWritable, type OpenOptions } from './store/sqlite/open.ts';
 import { SqliteTaskStore } from './store/sqlite/sqlite-store.ts';
+import { toStorageError } from './store/sqlite/storage-errors.ts';
+import { DbFileGuard, openedFiles } from './db-file-guard.ts';
 import type { EnqueueResult, NewTask, TaskStore } from './store/task-store.ts';
 import { isOwnerProcessGone, newWorkerIdentity } from './worker-identity.ts';
 import { Scheduler, fireDueSchedules } from './schedule/scheduler.ts';
@@ -89,6 +91,12 @@ export interface EngineOptions {
   schedules?: boolean;
   /** the longest wait between schedule checks (default 1 s) */
   scheduleIntervalMs?: number;
+  /**
+   * While dispatching, how often to check that the database file (and its -wal and -shm) is still
+   * the one this process opened, not deleted or replaced (default 500 ms: three stat calls, and
+   * the shorter, the less another process can pick up a lost file's -wal meanwhile; 0: never).
+   */
+  fileCheckIntervalMs?: number;
 }
 
 export interface Engine {
@@ -135,6 +143,16 @@ export interface Engine {
    * (a dispatcher does this itself), e.g. for `serve --no-work`. Returns a function that stops it.
    */
   watchExternalChanges(intervalMs?: number): () => void;
+  /**
+   * Throws a StorageError naming the file and the reason unless this process can write the queue.
+   * A connection opened while the file was read-only stays read-only even once it is writable.
+   */
+  checkWritable(): void;
+  /**
+   * Calls `listener` with one line if dispatching stopped because the database file was deleted
+   * or replaced under this process (see db-file-guard.ts). Returns a function that unsubscribes.
+   */
+  onFault(listener: (message: string) => void): () => void;
   /** Starts dispatching in this process. */
   start(): void;
   readonly dispatching: boolean;
@@ -150,7 +168,23 @@ export function createEngine(options: EngineOptions): Engine {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   if (!options.store && !options.file) throw new Error('createEngine needs a file or a store');
-  const store = options.store ?? new SqliteTaskStore(options.file!, options.sqlite);
+  // Storage failures reach every face as one line naming the file ("the disk is full"), not as
+  // SQLite's words; a store passed in (tests, wrappers) is described by whoever made it.
+  const file = options.store ? null : options.file!;
+  const translate = (err: unknown): unknown => (file === null ? err : (toStorageError(err, file) ?? err));
+  let store: TaskStore;
+  try {
+    store = options.store ?? new SqliteTaskStore(file!, options.sqlite);
+  } catch (err) {
+    throw translate(err);
+  }
+  // A read-only copy in memory (see open.ts) has no file to lose.
+  const guard =
+    file !== null && store instanceof SqliteTaskStore && !store.db.memory
+      ? new DbFileGuard(file, openedFiles(file))
+      : null;
+  let fault: string | null = null;
+  const faultListeners = new Set<(message: string) => void>();
   const registry = new HandlerRegistry();
   // A handler given for a built-in kind replaces it (e.g. `run` runs `shell` with the caller's stdio).
   const given = new Set((options.handlers ?? []).map((h) => h.kind));
@@ -161,6 +195,7 @@ export function createEngine(options: EngineOptions): Engine {
   let dispatcher: Dispatcher | null = null;
   let retentionTimer: ReturnType<typeof setInterval> | null = null;
   let scheduler: Scheduler | null = null;
+  let stopping: Promise<void> | null = null;
   let closed = false;
   const worker = newWorkerIdentity(options.workerLabel);
   const reservedFor = options.privateWorker ? worker : null;
@@ -245,6 +280,21 @@ export function createEngine(options: EngineOptions): Engine {
   };
 
   const purge = (olderThanMs: number) => store.purgeFinished(clock.now() - olderThanMs);
+  /** For logs: a storage failure as its one line naming the file; anything else as before. */
+  const describeError = (err: unknown): string => {
+    const t = translate(err);
+    return t instanceof Error && t !== err ? t.message : String(err);
+  };
+
+  /** The file this process writes was deleted or replaced: say so once and stop dispatching. */
+  const fileLost = (message: string) => {
+    if (fault !== null) return;
+    fault = message;
+    logger.error(message);
+    // Running tasks get the usual grace to end; nothing new is claimed into the lost file.
+    engine.stop().catch((err: unknown) => logger.error(`stopping after the file was lost: ${String(err)}`));
+    for (const l of faultListeners) l(message);
+  };
 
   const engine: Engine = {
     registry,
@@ -431,9 +481,18 @@ export function createEngine(options: EngineOptions): Engine {
     get dispatching() {
       return dispatcher !== null;
     },
+    checkWritable() {
+      if (store instanceof SqliteTaskStore) probeWritable(store.db);
+    },
+    onFault(listener) {
+      faultListeners.add(listener);
+      return () => faultListeners.delete(listener);
+    },
     start() {
       if (closed) throw new Error('engine is closed');
       if (dispatcher) return;
+      if (fault === null) fault = guard?.check() ?? null;
+      if (fault !== null) throw new Error(fault);
       const dispatcherOptions: DispatcherOptions = {
         store,
         registry,
@@ -453,9 +512,12 @@ export function createEngine(options: EngineOptions): Engine {
         abortGraceMs: options.abortGraceMs,
         backoff: options.backoff,
         random: options.random,
+        describeError,
       };
       dispatcher = new Dispatcher(dispatcherOptions);
       dispatcher.start();
+      const checkEvery = options.fileCheckIntervalMs ?? 500;
+      if (checkEvery > 0) guard?.start(checkEvery, fileLost);
       if (options.schedules ?? !options.privateWorker) {
         scheduler = new Scheduler({
           store: store.schedules,
@@ -463,6 +525,7 @@ export function createEngine(options: EngineOptions): Engine {
           logger,
           onEnqueued: (list) => changed(list),
           intervalMs: options.scheduleIntervalMs,
+          describeError,
         });
         scheduler.start();
       }
@@ -486,15 +549,23 @@ export function createEngine(options: EngineOptions): Engine {
     whenIdle() {
       return dispatcher ? dispatcher.whenIdle() : Promise.resolve();
     },
-    async stop(deadlineMs) {
-      scheduler?.stop();
-      scheduler = null;
-      if (retentionTimer) clearInterval(retentionTimer);
-      retentionTimer = null;
-      const d = dispatcher;
-      dispatcher = null;
-      if (d) await d.stop(deadlineMs);
-      changes.flush();
+    stop(deadlineMs) {
+      // A second stop (or close) while one is under way waits for it rather than returning at
+      // once: close() would otherwise close the database under tasks still finishing.
+      stopping ??= (async () => {
+        guard?.stop();
+        scheduler?.stop();
+        scheduler = null;
+        if (retentionTimer) clearInterval(retentionTimer);
+        retentionTimer = null;
+        const d = dispatcher;
+        dispatcher = null;
+        if (d) await d.stop(deadlineMs);
+        changes.flush();
+      })().finally(() => {
+        stopping = null;
+      });
+      return stopping;
     },
     async close(deadlineMs) {
       if (closed) return;
@@ -504,5 +575,20 @@ export function createEngine(options: EngineOptions): Engine {
       store.close();
     },
   };
+  // Every face calls these: a storage failure leaves them as a StorageError with one clear line.
+  for (const key of Object.keys(engine)) {
+    const d = Object.getOwnPropertyDescriptor(engine, key);
+    if (!d || typeof d.value !== 'function') continue;
+    const fn = d.value as (...args: unknown[]) => unknown;
+    const wrapped = (...args: unknown[]): unknown => {
+      try {
+        const out = fn.apply(engine, args);
+        return out instanceof Promise ? out.catch((err: unknown) => Promise.reject(translate(err))) : out;
+      } catch (err) {
+        throw translate(err);
+      }
+    };
+    Object.defineProperty(engine, key, { ...d, value: wrapped });
+  }
   return engine;
 }

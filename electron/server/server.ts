@@ -11,6 +11,7 @@ import { ConflictError, NotFoundError, ValidationError, toErrorInfo } from '../.
 import type { Engine } from '../core/engine.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
 import { createQueueService, handleRequest } from '../core/service.ts';
+import { StorageError } from '../core/store/sqlite/storage-errors.ts';
 import { bearerOf, checkHost, checkOrigin, checkToken, loopbackHosts, type GuardConfig } from './guard.ts';
 import { resolveStatic, sendStatic } from './static-files.ts';
 import { loadOrCreateToken } from './token.ts';
@@ -73,6 +74,9 @@ function statusOf(err: unknown): number {
   if (err instanceof NotFoundError) return 404;
   if (err instanceof ConflictError) return 409;
   if ((err as NodeJS.ErrnoException | undefined)?.code === 'SQLITE_BUSY') return 503;
+  // A full disk or a read-only file: the request was fine, the service cannot take it just now,
+  // and the message (naming the file and the condition) is what the dashboard should show.
+  if (err instanceof StorageError) return 503;
   return 500;
 }
 

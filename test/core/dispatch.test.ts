@@ -45,6 +45,26 @@ describe('dispatcher', () => {
     expect(peak).toBe(3);
   });
 
+  it('keeps going at its maxInFlight when every running task ends in the same turn', async () => {
+    // Regression: the finishes of all its slots written in one tick freed no slot for that
+    // tick's claims, and nothing woke the worker again: it sat idle with tasks pending.
+    let release = () => {};
+    let gate = new Promise<void>((r) => (release = r));
+    const engine = testEngine({
+      maxInFlight: 2,
+      handlers: [scripted(() => gate)],
+    });
+    engine.enqueueMany(Array.from({ length: 6 }, () => ({ kind: 'scripted', payload: {} })));
+    engine.start();
+    for (let done = 2; done <= 6; done += 2) {
+      await waitFor(() => engine.stats().counts.running === 2, `2 running before ${done} done`);
+      const open = release;
+      gate = new Promise<void>((r) => (release = r));
+      open(); // both running tasks end in this one turn
+      await waitFor(() => engine.stats().counts.done === done, `${done} done`);
+    }
+  });
+
   it('starts by priority (0 first), FIFO within a priority', async () => {
     const order: string[] = [];
     const engine = testEngine({ handlers: [scripted(async ({ tag }) => void order.push(tag!))] });

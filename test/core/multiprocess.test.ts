@@ -50,7 +50,8 @@ function controller(db: string) {
       defineHandler({
         kind: 'probe',
         description: '',
-        payload: z.object({ ms: z.number() }),
+        // The workers' schema (fixtures/worker.ts): a narrower one here strips `gate` at enqueue.
+        payload: z.object({ ms: z.number(), gate: z.number().optional() }),
         run: async () => {},
       }),
     ],

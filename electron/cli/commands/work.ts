@@ -1,7 +1,8 @@
 /** `semaforo work`: a dispatcher in the foreground, for a headless box or a terminal. */
 import { Command } from 'commander';
 import { ValidationError } from '../../../shared/errors.ts';
-import type { Engine } from '../../core/engine.ts';
+import type { Engine, EngineOptions } from '../../core/engine.ts';
+import { StorageError } from '../../core/store/sqlite/storage-errors.ts';
 import type { CliContext } from '../context.ts';
 import { loadKinds } from '../kinds.ts';
 import { progressLine } from '../io.ts';
@@ -11,6 +12,42 @@ import { duration } from '../task-options.ts';
 function outstanding(engine: Engine): number {
   const c = engine.stats(0).counts;
   return c.pending + c.retrying + c.running;
+}
+
+/**
+ * The engine, once this process can write the queue; null if stopped while waiting. A worker
+ * started while the disk is full or the file is read-only waits, saying so once per cause,
+ * instead of exiting: under a supervisor that restarts it, exiting is a crash loop, and a
+ * connection opened read-only would stay read-only for good, so each try opens afresh.
+ */
+async function openWhenWritable(
+  ctx: CliContext,
+  cmd: Command,
+  options: Partial<EngineOptions>,
+  pause: () => Promise<boolean>,
+): Promise<Engine | null> {
+  let said = '';
+  const verbose = ctx.globals(cmd).verbose === true;
+  for (let attempt = 1; ; attempt++) {
+    let engine: Engine | null = null;
+    try {
+      engine = ctx.engine(cmd, options);
+      engine.checkWritable();
+      if (said) ctx.ioHandle.err(`semaforo work: ${ctx.dbPath(cmd)} can be written now; dispatching\n`);
+      return engine;
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      if (engine) await ctx.discard(engine);
+      if (err.message !== said) {
+        ctx.ioHandle.err(
+          `semaforo work: ${err.message}; waiting until it can be written (checking every second, Ctrl-C stops)\n`,
+        );
+        said = err.message;
+      } else if (verbose)
+        ctx.ioHandle.err(`semaforo: attempt ${attempt} to open for writing failed: ${err.message}\n`);
+      if (!(await pause())) return null;
+    }
+  }
 }
 
 export function workCommand(ctx: CliContext): Command {
@@ -32,19 +69,13 @@ export function workCommand(ctx: CliContext): Command {
     const graceMs = duration('--grace', opts.grace)!;
     const { handlers, errors } = await loadKinds(ctx, cmd);
     for (const e of errors) io.err(`semaforo: warning: kind module ${e.file} not loaded: ${e.message}\n`);
-    // A drain ends; schedules would keep refilling the queue, so only a standing worker fires them.
-    const engine = ctx.engine(cmd, {
-      userHandlers: handlers,
-      workerLabel: 'work',
-      maxInFlight,
-      schedules: !opts.drain,
-    });
     const startedAt = Date.now();
     io.err(
       `semaforo work: dispatching from ${ctx.dbPath(cmd)} (pid ${process.pid}); Ctrl-C stops gracefully\n`,
     );
 
     let stopRequested = false;
+    let fileLost = false;
     let wakeWaiter = () => {};
     const offSignal = io.onSignal((signal) => {
       if (stopRequested) return;
@@ -53,8 +84,32 @@ export function workCommand(ctx: CliContext): Command {
       wakeWaiter();
     });
     const progress = progressLine(io);
+    let engine: Engine | null;
     try {
-      engine.start();
+      /** Waits a second (or until a stop signal); false when the worker should stop. */
+      const pause = () =>
+        new Promise<boolean>((resolve) => {
+          const t = setTimeout(() => resolve(!stopRequested), 1000);
+          wakeWaiter = () => {
+            clearTimeout(t);
+            resolve(false);
+          };
+        });
+      // A drain ends; schedules would keep refilling the queue, so only a standing worker fires them.
+      engine = await openWhenWritable(
+        ctx,
+        cmd,
+        { userHandlers: handlers, workerLabel: 'work', maxInFlight, schedules: !opts.drain },
+        pause,
+      );
+      if (!engine) return;
+      const running = engine;
+      // The engine has said why (one error line) and stopped claiming; this process ends with 1.
+      running.onFault(() => {
+        fileLost = true;
+        wakeWaiter();
+      });
+      running.start();
       await new Promise<void>((resolve) => {
         const finish = () => {
           off();
@@ -62,22 +117,31 @@ export function workCommand(ctx: CliContext): Command {
           resolve();
         };
         const check = () => {
-          if (stopRequested) return finish();
+          if (stopRequested || fileLost) return finish();
           if (!opts.drain) return;
-          const left = outstanding(engine);
+          let left: number;
+          try {
+            left = outstanding(running);
+          } catch {
+            return; // the file cannot be read just now; the dispatcher says why and retries
+          }
           progress.update(`draining: ${left} task(s) left`);
           if (left === 0) finish();
         };
         // Changes by other processes arrive as events too; the timer covers a quiet file.
         const timer = setInterval(check, 250);
-        const off = engine.onChange(check);
+        const off = running.onChange(check);
         wakeWaiter = check;
         check();
       });
       progress.done();
-      await engine.stop(graceMs);
+      await running.stop(graceMs);
     } finally {
       offSignal();
+    }
+    if (fileLost) {
+      ctx.exitCode = 1;
+      return;
     }
     if (opts.drain) {
       const failed = engine.listTasks({ status: 'failed', sort: 'finishedAt', order: 'desc', limit: 1 })

@@ -24,6 +24,7 @@ import type { ClaimedTask, Finish, TaskStore, WorkerIdentity } from '../store/ta
 import type { Task } from '../../../shared/domain.ts';
 import { DelayHolds } from './delay-holds.ts';
 import { LeaseWatch } from './lease-watch.ts';
+import { WriteFailures } from './write-failures.ts';
 
 /** A lease owner as the store reports it to the reaper; `leaseExpiresAt` is its latest lease. */
 interface LeaseHolder {
@@ -64,6 +65,8 @@ export interface DispatcherOptions {
   reservedOnly?: boolean;
   /** the longest a backoff is held against a forward wall-clock step (default: the backoff cap) */
   maxHoldMs?: number;
+  /** one line for a failed store call, naming the file and the condition (default `String(err)`) */
+  describeError?: (err: unknown) => string;
 }
 
 class LeaseLostError extends Error {
@@ -91,12 +94,16 @@ interface Running {
 }
 
 export class Dispatcher {
-  private readonly o: Required<Omit<DispatcherOptions, 'backoff' | 'random' | 'monotonic' | 'maxHoldMs'>> & {
+  private readonly o: Required<
+    Omit<DispatcherOptions, 'backoff' | 'random' | 'monotonic' | 'maxHoldMs' | 'describeError'>
+  > & {
     backoff: BackoffPolicy;
     random: () => number;
   };
   private readonly holds: DelayHolds;
   private readonly leases: LeaseWatch;
+  private readonly writeFailures: WriteFailures;
+  private readonly describeError: (err: unknown) => string;
   /** claims are held back behind a delay (said once per episode) */
   private holding = false;
   private readonly running = new Map<number, Running>();
@@ -127,6 +134,8 @@ export class Dispatcher {
     const mono = options.monotonic ?? systemMonotonic;
     this.holds = new DelayHolds(mono, options.maxHoldMs ?? this.o.backoff.capMs);
     this.leases = new LeaseWatch(leaseMs, options.clock, mono);
+    this.writeFailures = new WriteFailures(options.logger, mono);
+    this.describeError = options.describeError ?? ((err) => String(err));
     for (const [name, v] of Object.entries({
       leaseMs,
       claimBatch: this.o.claimBatch,
@@ -221,7 +230,8 @@ export class Dispatcher {
       try {
         fn();
       } catch (err) {
-        this.o.logger.error(String(err));
+        // Renewals and reaps fail for the same reasons as ticks (disk full, read-only): one episode.
+        this.writeFailures.failed(this.describeError(err), this.finishes.length);
       }
     }, ms);
     t.unref();
@@ -248,6 +258,7 @@ export class Dispatcher {
       this.o.clock.now(),
       this.o.leaseMs,
     );
+    this.writeFailures.succeeded();
     for (const id of lost) this.abort(id, new LeaseLostError());
     for (const id of cancelRequested) this.abort(id, new TaskCancelledError());
   }
@@ -294,8 +305,14 @@ export class Dispatcher {
     if (this.state === 'stopped') return;
     const finishes = this.finishes;
     this.finishes = [];
+    // Slots whose finish this transaction writes are free for its claims. Counted as taken, a
+    // worker at its maxInFlight whose tasks all settled before one tick (same-turn timers, or
+    // finishes held back while the disk was full) claimed nothing and was never woken again.
+    const settling = finishes.filter((f) => this.running.get(f.taskId)?.settled === true).length;
     const claimMax =
-      this.state === 'running' ? Math.min(this.o.claimBatch, this.o.maxInFlight - this.running.size) : 0;
+      this.state === 'running'
+        ? Math.min(this.o.claimBatch, this.o.maxInFlight - (this.running.size - settling))
+        : 0;
     if (finishes.length === 0 && claimMax <= 0) return;
     const now = this.dueNow();
     let out;
@@ -311,10 +328,12 @@ export class Dispatcher {
     } catch (err) {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
       this.finishes = finishes.concat(this.finishes);
-      this.o.logger.error(`dispatcher could not write to the queue, retrying in 1 s: ${String(err)}`);
+      this.writeFailures.failed(this.describeError(err), this.finishes.length);
       this.wakeIn(1000);
       return;
     }
+    // A tick that wrote nothing proves nothing (it commits even on a full disk).
+    if (finishes.length > 0 || out.claimed.length > 0) this.writeFailures.succeeded();
     const changed: number[] = [];
     if (out.applied.length < finishes.length) {
       // A reschedule that was not written (the lease was lost) is not ours to hold.

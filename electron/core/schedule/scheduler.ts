@@ -17,6 +17,8 @@ export interface SchedulerOptions {
   onEnqueued: (taskIds: number[]) => void;
   /** the longest wait between checks; edits from other processes show up within it (default 1 s) */
   intervalMs?: number;
+  /** one line for a failed store call, naming the file and the condition (default `String(err)`) */
+  describeError?: (err: unknown) => string;
 }
 
 /** One check: fires everything due at `now`. Exposed for tests with a fake clock. */
@@ -71,7 +73,7 @@ export class Scheduler {
       this.lastError = '';
     } catch (err) {
       // A busy or read-only file: say it once, keep trying at the normal pace (no tight loop).
-      const msg = String(err);
+      const msg = this.o.describeError?.(err) ?? String(err);
       if (msg !== this.lastError) this.o.logger.warn(`scheduler: ${msg}`);
       this.lastError = msg;
     }

@@ -29,13 +29,25 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     tightenMode(file);
+    healSidecars(file);
   }
-  const db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
+  let db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
+  let snapshot = false;
   try {
     // Check before anything writes: even switching to WAL rewrites the header of a newer file.
-    const found = db.pragma('user_version', { simple: true }) as number;
+    let found: number;
+    try {
+      found = db.pragma('user_version', { simple: true }) as number;
+    } catch (err) {
+      const copy = file === ':memory:' ? null : readOnlySnapshot(file);
+      if (!copy) throw err;
+      db.close();
+      db = copy;
+      snapshot = true;
+      found = db.pragma('user_version', { simple: true }) as number;
+    }
     if (found > LATEST_SCHEMA_VERSION) throw new SchemaTooNewError(found, LATEST_SCHEMA_VERSION);
-    db.pragma('journal_mode = WAL');
+    if (!snapshot) db.pragma('journal_mode = WAL');
     // The synchronous level is set per commit by Commits (commits.ts).
     db.pragma('foreign_keys = OFF');
     migrate(db);
@@ -49,8 +61,83 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
 function tightenMode(file: string): void {
   try {
     const st = fs.statSync(file);
-    if (process.getuid && st.uid === process.getuid() && (st.mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+    // Only take group and other bits away: a file its owner made read-only stays read-only (0600
+    // here silently made it writable again, and the next enqueue wrote to it).
+    if (process.getuid && st.uid === process.getuid() && (st.mode & 0o077) !== 0)
+      fs.chmodSync(file, st.mode & 0o700);
   } catch {
     // Not ours to change (another user's file opened read-only, say): SQLite reports real problems.
+  }
+}
+
+/**
+ * A connection that opened while the database file was read-only creates -wal and -shm with the
+ * file's mode of that moment and leaves them behind when it closes. Once the owner makes the
+ * database writable again, that read-only -shm would keep every later connection read-only, so
+ * give both back the database file's owner bits, as SQLite would have created them.
+ */
+function healSidecars(file: string): void {
+  try {
+    const db = fs.statSync(file);
+    const uid = process.getuid?.();
+    if (uid === undefined || db.uid !== uid || (db.mode & 0o200) === 0) return;
+    for (const side of [`${file}-wal`, `${file}-shm`]) {
+      try {
+        const st = fs.statSync(side);
+        if (st.uid === uid && (st.mode & 0o200) === 0) fs.chmodSync(side, db.mode & 0o700);
+      } catch {
+        // absent, or not ours: nothing to heal
+      }
+    }
+  } catch {
+    // no file yet, or not ours
+  }
+}
+
+/** Files larger than this are not copied into memory to be read (see readOnlySnapshot). */
+const SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A WAL database in a folder this process cannot write (a read-only mount, a backup on read-only
+ * media, a locked-down folder) cannot be read through SQLite: it must create the -shm file next to
+ * it, and this build of SQLite takes no URI filenames (`immutable=1`). When no -wal lies beside it
+ * and none can be created, nobody can be writing it and its main file is the whole truth: read
+ * that into memory, read-only, so `list`, `stats` and `show` still work and writes fail as
+ * read-only. Null when that does not hold; the caller then reports SQLite's own error.
+ */
+function readOnlySnapshot(file: string): Database.Database | null {
+  try {
+    fs.accessSync(path.dirname(file), fs.constants.W_OK);
+    return null; // SQLite could create the -shm: its error has another cause
+  } catch {
+    // the folder is read-only: go on
+  }
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size === 0 || st.size > SNAPSHOT_MAX_BYTES) return null;
+    if (fs.existsSync(`${file}-wal`) && fs.statSync(`${file}-wal`).size > 0) return null;
+    const bytes = fs.readFileSync(file);
+    if (bytes.subarray(0, 16).toString('latin1') !== 'SQLite format 3\0') return null;
+    // Header bytes 18-19 say WAL (2); a database in memory cannot be opened in WAL mode.
+    if (bytes[18] === 2) bytes[18] = 1;
+    if (bytes[19] === 2) bytes[19] = 1;
+    return new Database(bytes, { readonly: true });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Throws SQLite's error unless this connection can write. SQLite opens a file it may not write
+ * read-only without a word, and such a connection stays read-only for good, even after the file
+ * is made writable; `BEGIN IMMEDIATE` alone does not tell (it succeeds), changing a row does.
+ * The change is rolled back: nothing reaches the file. Waits out another writer like any write.
+ */
+export function probeWritable(db: Database.Database): void {
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.prepare('UPDATE settings SET paused = paused WHERE id = 1').run();
+  } finally {
+    if (db.inTransaction) db.exec('ROLLBACK');
   }
 }
