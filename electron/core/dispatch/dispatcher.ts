@@ -292,8 +292,14 @@ export class Dispatcher {
     if (this.state === 'stopped') return;
     const finishes = this.finishes;
     this.finishes = [];
+    // The finishes written below free their slots before this transaction claims. Counting them
+    // as busy left a worker at maxInFlight claiming nothing and never waking again until another
+    // process wrote to the file (`work --concurrency 1` stalled after its first task).
+    const freed = finishes.filter((f) => this.running.get(f.taskId)?.settled === true).length;
     const claimMax =
-      this.state === 'running' ? Math.min(this.o.claimBatch, this.o.maxInFlight - this.running.size) : 0;
+      this.state === 'running'
+        ? Math.min(this.o.claimBatch, this.o.maxInFlight - (this.running.size - freed))
+        : 0;
     if (finishes.length === 0 && claimMax <= 0) return;
     const now = this.dueNow();
     let out;
