@@ -95,10 +95,11 @@ export class SqliteTaskStore implements TaskStore {
   tick(input: TickInput): TickOutput {
     return this.db
       .transaction((): TickOutput => {
-        const applied = input.finishes.filter((f) => this.applyFinish(f, input.worker, input.now));
+        const now = input.now(); // inside BEGIN IMMEDIATE: see TickInput.now
+        const applied = input.finishes.filter((f) => this.applyFinish(f, input.worker, now));
         const { claimed, nextWakeAt } = claimReady(
           this.claimSql,
-          input.now,
+          now,
           input.worker,
           input.leaseMs,
           input.claimMax,
