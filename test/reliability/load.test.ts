@@ -67,10 +67,11 @@ describe.skipIf(process.platform !== 'linux')('load through the CLI', () => {
     const done = () =>
       file.prepare<[], number>("SELECT coalesce(sum(n), 0) FROM counts WHERE status = 'done'").pluck().get()!;
     let walMax = 0;
-    /** Samples the WAL's size on every check while waiting. */
+    /** Waits for `cond`, sampling the WAL's size on every check; fails at once if the worker died. */
     const until = (cond: () => boolean, what: string) =>
       waitFor(
         () => {
+          expect(worker.exitCode, 'semaforo work exited').toBeNull();
           walMax = Math.max(walMax, sizeOf(wal));
           return cond();
         },

@@ -6,14 +6,15 @@
  * - every task an enqueuer was told is in the queue, exactly once (its id and its unique key), all
  *   done, none running, every attempt closed;
  * - each task completed once; any other run of it belongs to an attempt the history marks `lost`,
- *   and every lost attempt was held by a worker the test killed (at-least-once, explained);
+ *   and every lost attempt was held by a worker the test killed (at-least-once, explained); no
+ *   task ever ran twice at once;
  * - no group ever had more tasks running than its concurrency limit, nor the queue more than the
  *   global one, judged from the handlers' own start/end times (a killed run ends at its kill); no
  *   rate window held more claims than the limit, judged from the attempts' start times;
  * - the WAL stayed small: checkpoints kept up with six processes writing all the time;
  * - `PRAGMA integrity_check` is ok and the trigger-kept counters match the rows.
  *
- * Size: 20,000 tasks and 8 kills by default (about 20-30 s on a shared 2-core machine).
+ * Size: 20,000 tasks and 8 kills by default (15-40 s on a shared, busy 2-core machine).
  * `SEMAFORO_SOAK=1` soaks: 200,000 tasks and 60 kills (several minutes; run it alone:
  * `SEMAFORO_SOAK=1 npx vitest run test/reliability/many-processes.test.ts`).
  * `SEMAFORO_SEED=n` replays a run: the seed fixes the progress points (tasks done) at which a
@@ -28,7 +29,13 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../electron/core/engine.ts';
 import { exited, spawnNode, spawnReady, tempDir, waitFor } from '../helpers.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
-import { peakOverlap, probeHandler, readProbeLog, runIntervals } from '../core/fixtures/probe.ts';
+import {
+  peakOverlap,
+  probeHandler,
+  readProbeLog,
+  runIntervals,
+  type ProbeLine,
+} from '../core/fixtures/probe.ts';
 import { checkFile } from './fixtures/file-checks.ts';
 import { WAL_SIZE_LIMIT } from '../../electron/core/store/sqlite/open.ts';
 import { seededRandom } from './fixtures/seeded.ts';
@@ -255,6 +262,13 @@ describe('many processes on one file, workers killed at random', () => {
         if (attemptsOf.get(r.id)![r.attempt - 1]?.outcome !== 'lost' || !killedAt.has(r.pid))
           badRuns.push(`task ${r.id} ran (${r.ev}) in attempt ${r.attempt} in pid ${r.pid}, not a lost one`);
       }
+      // Nothing ran twice at once: a re-run started only once the run before it had ended or its
+      // process had been killed.
+      const rerun = new Map<number, ProbeLine[]>();
+      for (const r of runs) if (final(r.id) > 1) rerun.set(r.id, [...(rerun.get(r.id) ?? []), r]);
+      for (const [id, list] of rerun)
+        if (peakOverlap(runIntervals(list, (pid) => killedAt.get(pid))) > 1)
+          badRuns.push(`task ${id} ran twice at once`);
       expect(badRuns).toEqual([]);
       for (const list of [starts, ends]) {
         const finals = list.filter((r) => r.attempt === final(r.id));
