@@ -37,6 +37,18 @@ export function spawnNode(args: string[], env: Record<string, string> = {}): Chi
   return child;
 }
 
+/** spawnNode, resolved once the child prints `ready` (rejected with its stderr if it exits first). */
+export async function spawnReady(args: string[], env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawnNode(args, env);
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${stderr}`)));
+  });
+  return child;
+}
+
 export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { tempDir } from '../helpers.ts';
+import { spawnNode, tempDir } from '../helpers.ts';
 
 export const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../bin/semaforo.js');
 
@@ -34,6 +34,27 @@ export function cli(
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/**
+ * Starts a long-running `semaforo ARGS` (work, serve) on `db` as its own process, and resolves once
+ * its stderr shows `readyText` (it is killed after the test if still running).
+ */
+export async function startCli(
+  args: readonly string[],
+  db: string,
+  readyText: string,
+): Promise<ChildProcess> {
+  const child = spawnNode([BIN, '--db', db, ...args], { SEMAFORO_HOME: path.dirname(db) });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.includes(readyText)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`semaforo ${args.join(' ')} exited ${code}: ${stderr}`)));
+  });
+  return child;
 }
 
 export function json<T = unknown>(r: CliResult): T {

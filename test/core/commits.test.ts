@@ -43,7 +43,7 @@ describe('commit durability', () => {
       expect(store.settings().durability).toBe('results');
       const [r] = store.enqueue([task], 1000);
       expect(store.commits.lastLevel).toBe('NORMAL');
-      const out = store.tick({ now: 1000, worker, leaseMs: 30_000, finishes: [], claimMax: 1 });
+      const out = store.tick({ now: () => 1000, worker, leaseMs: 30_000, finishes: [], claimMax: 1 });
       expect(out.claimed.map((c) => c.task.id)).toEqual([r!.task.id]);
       expect(store.commits.lastLevel).toBe('NORMAL');
       const c = out.claimed[0]!;
@@ -55,7 +55,7 @@ describe('commit durability', () => {
         result: null,
         output: null,
       };
-      const after = store.tick({ now: 1001, worker, leaseMs: 30_000, finishes: [done], claimMax: 1 });
+      const after = store.tick({ now: () => 1001, worker, leaseMs: 30_000, finishes: [done], claimMax: 1 });
       expect(after.applied).toEqual([done]);
       expect(store.commits.lastLevel).toBe('FULL');
       store.renewLeases(worker, [], 1002, 30_000);
@@ -78,7 +78,7 @@ describe('commit durability', () => {
       expect(store.updateSettings({ durability: 'full' }).durability).toBe('full');
       store.enqueue([task], 1000);
       expect(store.commits.lastLevel).toBe('FULL');
-      store.tick({ now: 1000, worker, leaseMs: 30_000, finishes: [], claimMax: 0 });
+      store.tick({ now: () => 1000, worker, leaseMs: 30_000, finishes: [], claimMax: 0 });
       expect(store.commits.lastLevel).toBe('FULL');
       store.updateSettings({ durability: 'results' });
       store.enqueue([task], 1001);

@@ -65,6 +65,27 @@ describe('dispatcher', () => {
     }
   });
 
+  it('a worker capped by maxInFlight takes the next task as soon as one finishes, with no other process writing', async () => {
+    // (`semaforo work --concurrency 1` used to run one task and then wait for some other write)
+    let now = 0;
+    let peak = 0;
+    const engine = testEngine({
+      maxInFlight: 2,
+      handlers: [
+        scripted(async ({ ms }) => {
+          peak = Math.max(peak, ++now);
+          await sleep(ms ?? 0);
+          now--;
+        }),
+      ],
+    });
+    engine.updateSettings({ globalConcurrency: 10 });
+    engine.enqueueMany(Array.from({ length: 6 }, () => ({ kind: 'scripted', payload: { ms: 5 } })));
+    engine.start();
+    await waitFor(() => engine.stats().counts.done === 6, '6 done', 5000);
+    expect(peak).toBe(2);
+  });
+
   it('starts by priority (0 first), FIFO within a priority', async () => {
     const order: string[] = [];
     const engine = testEngine({ handlers: [scripted(async ({ tag }) => void order.push(tag!))] });

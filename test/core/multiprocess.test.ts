@@ -1,46 +1,12 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../electron/core/engine.ts';
 import { defineHandler } from '../../electron/core/handlers/registry.ts';
-import { z } from 'zod';
-import { exited, spawnNode, tempDir, waitFor } from '../helpers.ts';
+import { exited, spawnReady, tempDir, waitFor } from '../helpers.ts';
+import { peakOverlap, probePayload, readProbeLog as readLog, runIntervals } from './fixtures/probe.ts';
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'worker.ts');
-
-interface LogLine {
-  ev: 'start' | 'end';
-  id: number;
-  group: string;
-  pid: number;
-  t: number;
-  start?: number;
-}
-
-function readLog(file: string): LogLine[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as LogLine);
-}
-
-/** Most tasks of one group whose [start, end] intervals overlap at any instant. */
-function peakOverlap(lines: LogLine[], group: string): number {
-  const edges = lines
-    .filter((l) => l.ev === 'end' && l.group === group)
-    .flatMap((l) => [
-      { t: l.start!, d: 1 },
-      { t: l.t, d: -1 },
-    ])
-    .sort((a, b) => a.t - b.t || a.d - b.d);
-  let now = 0;
-  let peak = 0;
-  for (const e of edges) peak = Math.max(peak, (now += e.d));
-  return peak;
-}
 
 /** A local engine that only enqueues and inspects (no dispatcher), as a CLI would. */
 function controller(db: string) {
@@ -50,23 +16,16 @@ function controller(db: string) {
       defineHandler({
         kind: 'probe',
         description: '',
-        // The workers' schema (fixtures/worker.ts): a narrower one here strips `gate` at enqueue.
-        payload: z.object({ ms: z.number(), gate: z.number().optional() }),
+        // the workers' schema: a narrower one would strip `gate` at enqueue
+        payload: probePayload,
         run: async () => {},
       }),
     ],
   });
 }
 
-async function startWorker(db: string, log: string, label: string, env: Record<string, string> = {}) {
-  const child = spawnNode([WORKER, db, log, label], env);
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${stderr}`)));
-  });
-  return child;
+function startWorker(db: string, log: string, label: string, env: Record<string, string> = {}) {
+  return spawnReady([WORKER, db, log, label], env);
 }
 
 describe('two worker processes on one file', () => {
@@ -95,7 +54,7 @@ describe('two worker processes on one file', () => {
     await waitFor(() => c.stats().counts.done === 26, '26 done', 30_000);
     const lines = readLog(log);
     expect(new Set(lines.filter((l) => l.group === 'gate').map((l) => l.pid)).size).toBe(2);
-    expect(peakOverlap(lines, 'one')).toBe(1);
+    expect(peakOverlap(runIntervals(lines.filter((l) => l.group === 'one')))).toBe(1);
     // The rate limit governs claims; each claim's time is in the attempt history the workers wrote.
     const rated = c
       .listTasks({ group: 'rated', limit: 100 })

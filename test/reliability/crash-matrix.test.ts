@@ -16,6 +16,7 @@ import type { Engine } from '../../electron/core/engine.ts';
 import { defineHandler } from '../../electron/core/handlers/registry.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import { spawnNode, tempDir, testEngine, waitFor } from '../helpers.ts';
+import { checkFile } from './fixtures/file-checks.ts';
 import type { ChildProcess } from 'node:child_process';
 
 const WORKER = path.join(import.meta.dirname, 'fixtures', 'crash-worker.ts');
@@ -50,33 +51,6 @@ function recoverer(file: string, log: string): Engine {
     },
   });
   return testEngine({ file, handlers: [crashy], reapIntervalMs: 50, leaseMs: 400 });
-}
-
-/** integrity_check, counters against rows, and no attempt row of a task that does not exist. */
-function checkFile(file: string) {
-  const s = new SqliteTaskStore(file);
-  try {
-    expect(s.db.pragma('integrity_check', { simple: true })).toBe('ok');
-    const counted = s.db
-      .prepare<[], { g: string; st: string; n: number }>(
-        'SELECT group_name AS g, status AS st, n FROM counts WHERE n <> 0 ORDER BY g, st',
-      )
-      .all();
-    const actual = s.db
-      .prepare<[], { g: string; st: string; n: number }>(
-        'SELECT group_name AS g, status AS st, count(*) AS n FROM tasks GROUP BY g, st ORDER BY g, st',
-      )
-      .all();
-    expect(counted).toEqual(actual);
-    const orphans = s.db
-      .prepare<[], { n: number }>(
-        'SELECT count(*) AS n FROM history WHERE task_id NOT IN (SELECT id FROM tasks)',
-      )
-      .get()!.n;
-    expect(orphans).toBe(0);
-  } finally {
-    s.close();
-  }
 }
 
 /** Resolves once the child exited and its output was read to the end. */

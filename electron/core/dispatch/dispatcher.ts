@@ -314,11 +314,10 @@ export class Dispatcher {
         ? Math.min(this.o.claimBatch, this.o.maxInFlight - (this.running.size - settling))
         : 0;
     if (finishes.length === 0 && claimMax <= 0) return;
-    const now = this.dueNow();
     let out;
     try {
       out = this.o.store.tick({
-        now,
+        now: () => this.dueNow(),
         worker: this.o.worker,
         leaseMs: this.o.leaseMs,
         finishes,

@@ -80,7 +80,12 @@ export type Finish =
     };
 
 export interface TickInput {
-  now: number;
+  /**
+   * The time to claim and stamp with, read once the write lock is held: a time read before
+   * waiting for the lock can be seconds old under contention, and claims stamped out of commit
+   * order let another process's sliding-window rate check miss (or prune) starts it must count.
+   */
+  now: () => number;
   worker: WorkerIdentity;
   leaseMs: number;
   finishes: readonly Finish[];

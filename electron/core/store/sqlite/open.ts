@@ -13,6 +13,9 @@ export interface OpenOptions {
   durability?: 'normal';
 }
 
+/** The size the -wal file is trimmed back to once checkpointed (about twice what it holds between checkpoints). */
+export const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
+
 /**
  * Opens (creating if needed) the queue database: owner-only file and folder, WAL so readers never
  * block the writer, a busy timeout so processes sharing the file wait instead of failing, and
@@ -47,7 +50,13 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
       found = db.pragma('user_version', { simple: true }) as number;
     }
     if (found > LATEST_SCHEMA_VERSION) throw new SchemaTooNewError(found, LATEST_SCHEMA_VERSION);
-    if (!snapshot) db.pragma('journal_mode = WAL');
+    if (!snapshot) {
+      db.pragma('journal_mode = WAL');
+      // Without a limit the -wal file keeps the size of the largest transaction it ever held (a
+      // 100,000-task enqueue or purge: tens of MB, more when such transactions pile up before a
+      // checkpoint) for as long as any process has the queue open; this trims it back when reused.
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+    }
     // The synchronous level is set per commit by Commits (commits.ts).
     db.pragma('foreign_keys = OFF');
     migrate(db);

@@ -122,10 +122,11 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   private tickInTransaction(input: TickInput): TickOutput {
-    const applied = input.finishes.filter((f) => this.applyFinish(f, input.worker, input.now));
+    const now = input.now(); // inside BEGIN IMMEDIATE: see TickInput.now
+    const applied = input.finishes.filter((f) => this.applyFinish(f, input.worker, now));
     const { claimed, nextWakeAt } = claimReady(
       this.claimSql,
-      input.now,
+      now,
       input.worker,
       input.leaseMs,
       input.claimMax,

@@ -1,0 +1,189 @@
+/**
+ * Load through the real command line: 100,000 tasks enqueued with one `semaforo enqueue --stdin`
+ * (one transaction) while a spawned `semaforo work` runs, under a global limit and group limits.
+ * What a user relies on, checked from outside the worker:
+ * - its memory stays flat: peak RSS (VmHWM) once 100,000 are done is within 1.5x of the peak once
+ *   10,000 were done;
+ * - the WAL stays bounded while the worker keeps the file open, even after one huge transaction
+ *   (the enqueue);
+ * - `semaforo purge` removes every finished task with its history, and the pages it frees are
+ *   reused: enqueuing the same load again does not grow the file. (The file does not shrink:
+ *   nothing VACUUMs it, so it keeps the size of its fullest day.)
+ * Behaviour, not speed: the figures (RSS, sizes, durations) are printed, never asserted on time.
+ * Linux only: it reads the worker's memory from /proc.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { peakOverlap } from '../core/fixtures/probe.ts';
+import { exited, tempDir, testEngine, waitFor } from '../helpers.ts';
+import { cli, freshDb, json, startCli } from '../cli/cli-helpers.ts';
+import { checkFile } from './fixtures/file-checks.ts';
+import { WAL_SIZE_LIMIT } from '../../electron/core/store/sqlite/open.ts';
+
+const TASKS = 100_000;
+const EARLY = 10_000;
+const MB = 1024 * 1024;
+/** the groups: share of the tasks, and the limits `semaforo group set` gives them */
+const GROUPS = {
+  capped: { every: 10, args: ['--concurrency', '4'], concurrency: 4 },
+  rated: { every: 10, args: ['--rate', '200/100ms'], rate: { limit: 200, periodMs: 100 } },
+  bulk: { every: 0, args: [] },
+} as const;
+
+/** The worker's resident memory now and its peak so far, in bytes (from /proc). */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+const sizeOf = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
+
+/** The task specs, one JSON line each, as a script would pipe them in. */
+function specLines(prefix: string): string {
+  const lines: string[] = [];
+  for (let i = 0; i < TASKS; i++) {
+    const group = i % 10 === 0 ? 'capped' : i % 10 === 1 ? 'rated' : 'bulk';
+    lines.push(JSON.stringify({ kind: 'sleep', group, unique: `${prefix}-${i}`, payload: { ms: 0 } }));
+  }
+  return lines.join('\n') + '\n';
+}
+
+describe.skipIf(process.platform !== 'linux')('load through the CLI', () => {
+  it(`${TASKS} tasks through one \`semaforo work\`: flat memory, bounded WAL, purge frees the file for reuse`, async () => {
+    const figures: string[] = [];
+    const t0 = Date.now();
+    const db = freshDb();
+    const wal = `${db}-wal`;
+    json(await cli(['--json', 'settings', '--concurrency', '32'], { db }));
+    for (const [g, { args }] of Object.entries(GROUPS))
+      if (args.length) json(await cli(['--json', 'group', 'set', g, ...args], { db }));
+
+    const worker = await startCli(['work'], db, 'dispatching from');
+    const pid = worker.pid!;
+    const file = new Database(db, { readonly: true });
+    const done = () =>
+      file.prepare<[], number>("SELECT coalesce(sum(n), 0) FROM counts WHERE status = 'done'").pluck().get()!;
+    let walMax = 0;
+    /** Waits for `cond`, sampling the WAL's size on every check; fails at once if the worker died. */
+    const until = (cond: () => boolean, what: string) =>
+      waitFor(
+        () => {
+          expect(worker.exitCode, 'semaforo work exited').toBeNull();
+          walMax = Math.max(walMax, sizeOf(wal));
+          return cond();
+        },
+        what,
+        600_000,
+      );
+
+    const tEnqueue = Date.now();
+    const enqueued = await cli(['enqueue', '--stdin'], { db, stdin: specLines('a') });
+    expect(enqueued.code, enqueued.stderr).toBe(0);
+    expect(enqueued.stdout.trim().split('\n')).toHaveLength(TASKS);
+    figures.push(`enqueue --stdin of ${TASKS}: ${Date.now() - tEnqueue} ms, WAL then ${mb(sizeOf(wal))}`);
+
+    await until(() => done() >= EARLY, `${EARLY} done`);
+    const early = memoryOf(pid);
+    const walEarly = walMax;
+    walMax = 0;
+    // The peak RSS at every further 10,000 done, for the figures.
+    const curve: string[] = [];
+    for (let step = 2 * EARLY; step <= TASKS; step += EARLY) {
+      await until(() => done() >= step, `${step} done`);
+      curve.push(`${step / 1000}k ${(memoryOf(pid).peak / MB).toFixed(0)}`);
+    }
+    const late = memoryOf(pid);
+    figures.push(
+      `all done ${Date.now() - tEnqueue} ms after the enqueue began`,
+      `worker RSS at ${EARLY} done: ${mb(early.rss)} (peak ${mb(early.peak)}); at ${TASKS}: ${mb(late.rss)} ` +
+        `(peak ${mb(late.peak)}, ${(late.peak / early.peak).toFixed(2)}x); peak MB by tasks done: ${curve.join(', ')}`,
+    );
+    // Memory does not grow with the number of tasks worked.
+    expect(late.peak).toBeLessThanOrEqual(1.5 * early.peak);
+    // The enqueue's huge WAL was trimmed once checkpointed, and stayed small while the worker worked.
+    expect(walMax).toBeLessThanOrEqual(WAL_SIZE_LIMIT);
+
+    // Each task ran once, and the limits held (from the attempts' start and end times).
+    expect(file.prepare('SELECT count(*) FROM tasks WHERE attempts <> 1').pluck().get()).toBe(0);
+    const attempts = (group: string) =>
+      file
+        .prepare<[string], { start: number; end: number }>(
+          `SELECT h.started_at AS start, h.ended_at AS end FROM history h JOIN tasks t ON t.id = h.task_id
+           WHERE t.group_name = ?`,
+        )
+        .all(group);
+    expect(peakOverlap(attempts('capped'))).toBeLessThanOrEqual(GROUPS.capped.concurrency);
+    const rated = attempts('rated').map((a) => a.start);
+    rated.sort((a, b) => a - b);
+    for (let i = GROUPS.rated.rate.limit; i < rated.length; i++)
+      expect(rated[i]! - rated[i - GROUPS.rated.rate.limit]!).toBeGreaterThanOrEqual(
+        GROUPS.rated.rate.periodMs,
+      );
+    expect(peakOverlap(attempts('bulk'))).toBeLessThanOrEqual(32);
+
+    const pages = () => ({
+      total: file.pragma('page_count', { simple: true }) as number,
+      free: file.pragma('freelist_count', { simple: true }) as number,
+      size: file.pragma('page_size', { simple: true }) as number,
+    });
+    const full = pages();
+    figures.push(
+      `file with ${TASKS} done: ${mb(full.total * full.size)} (${mb(sizeOf(db))} on disk), ` +
+        `WAL peak ${mb(walEarly)} until ${EARLY} done, ${mb(walMax)} after`,
+    );
+
+    // The retention purge, run by hand while the worker keeps the file open (as the tray app does).
+    const tPurge = Date.now();
+    expect(json<{ count: number }>(await cli(['--json', 'purge', '--older-than', '0'], { db })).count).toBe(
+      TASKS,
+    );
+    const walAfterPurge = sizeOf(wal);
+    figures.push(`purge: ${Date.now() - tPurge} ms, WAL right after ${mb(walAfterPurge)}`);
+    const purged = pages();
+    expect(file.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(0);
+    expect(file.prepare('SELECT count(*) FROM history').pluck().get()).toBe(0);
+    // What is left in use is the empty schema: the rest are free pages, kept for reuse.
+    expect(purged.total - purged.free).toBeLessThan(full.total / 20);
+
+    file.close();
+    worker.kill('SIGTERM');
+    expect(await exited(worker)).toBe(0);
+    figures.push(
+      `after purge: ${mb(purged.total * purged.size)} of which ${mb(purged.free * purged.size)} free ` +
+        `(with every process closed: file ${mb(sizeOf(db))}, WAL ${mb(sizeOf(wal))})`,
+    );
+
+    // The same load again reuses the freed pages instead of growing the file.
+    const again = await cli(['enqueue', '--stdin'], { db, stdin: specLines('b') });
+    expect(again.code, again.stderr).toBe(0);
+    const reopened = new Database(db, { readonly: true });
+    const refilled = reopened.pragma('page_count', { simple: true }) as number;
+    reopened.close();
+    figures.push(`${TASKS} enqueued again: file ${mb(refilled * full.size)}`);
+    expect(refilled).toBeLessThanOrEqual(full.total);
+    checkFile(db);
+    process.stdout.write(`load: ${figures.join('\n      ')}\n      total ${Date.now() - t0} ms\n`);
+  }, 900_000);
+});
+
+describe('the WAL after a huge transaction', () => {
+  it('is trimmed back to its limit by the next write while the file stays open', async () => {
+    const file = path.join(tempDir(), 'q.db');
+    const wal = `${file}-wal`;
+    const engine = testEngine({ file });
+    engine.enqueueMany(Array.from({ length: 60_000 }, () => ({ kind: 'sleep', payload: { ms: 0 } })));
+    expect(sizeOf(wal)).toBeGreaterThan(WAL_SIZE_LIMIT);
+    await waitFor(() => {
+      engine.enqueue({ kind: 'sleep', payload: { ms: 0 } });
+      return sizeOf(wal) <= WAL_SIZE_LIMIT;
+    }, 'the WAL trimmed');
+    await engine.close();
+  });
+});
+
+function mb(bytes: number): string {
+  return `${(bytes / MB).toFixed(1)} MB`;
+}
