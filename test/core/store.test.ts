@@ -128,6 +128,41 @@ describe('store', () => {
     expect(engine.stats().counts.pending).toBe(3);
   });
 
+  it('claims past tasks delayed in a better priority, and wakes for the earliest delayed one', () => {
+    const store = new SqliteTaskStore(path.join(tempDir(), 'q.db'));
+    try {
+      const base = { kind: 'sleep', name: 'n', payload: '{}', payloadValue: {}, maxAttempts: 1 };
+      const t = { ...base, timeout: null, unique: null };
+      const worker = { id: 'w@h:1:a', pid: process.pid, host: 'h' };
+      store.updateSettings({ globalConcurrency: 10 });
+      store.enqueue(
+        [
+          { ...t, group: 'a', priority: 1, runAt: 50_000 },
+          { ...t, group: 'a', priority: 1, runAt: 40_000 },
+          { ...t, group: 'a', priority: 8, runAt: 30_000 },
+          { ...t, group: 'a', priority: 7, runAt: 0 },
+          { ...t, group: 'b', priority: 9, runAt: 20_000 },
+        ],
+        0,
+      );
+      const tick = (now: number) =>
+        store.tick({ now: () => now, worker, leaseMs: 60_000, finishes: [], claimMax: 10 });
+      const first = tick(1000);
+      expect(first.claimed.map((c) => [c.task.group, c.task.priority])).toEqual([['a', 7]]);
+      const idle = tick(1000);
+      expect(idle.claimed).toEqual([]);
+      expect(idle.nextWakeAt).toBe(20_000); // group b; group a's earliest is 30,000 at priority 8
+      // Priority first (8 before 9), whichever group and due time.
+      expect(tick(35_000).claimed.map((c) => [c.task.group, c.task.runAt])).toEqual([
+        ['a', 30_000],
+        ['b', 20_000],
+      ]);
+      expect(tick(35_000).nextWakeAt).toBe(40_000);
+    } finally {
+      store.close();
+    }
+  });
+
   it('keeps exact counts per status and group across every move', async () => {
     const engine = testEngine();
     engine.enqueueMany(

@@ -15,9 +15,15 @@
  * one index probe, however many tasks wait in it.
  */
 import type { Database, Statement } from 'better-sqlite3';
+import { LIMITS } from '../../../../shared/schemas.ts';
 import { rateRoom } from '../../policy/rate-limit.ts';
 import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
 import { toTask, type TaskRow } from './rows.ts';
+
+/** Every priority a task can have (the CHECK on tasks.priority). */
+const PRIORITY_LIST = Array.from({ length: LIMITS.priority.max - LIMITS.priority.min + 1 }, (_, i) => i);
+const PRIORITIES = PRIORITY_LIST.join(', ');
+const PRIORITY_ROWS = PRIORITY_LIST.map((p) => `(${p})`).join(', ');
 
 interface GroupRow {
   name: string;
@@ -46,7 +52,8 @@ export class ClaimStatements {
   readonly reservedCandidates: Statement<[string, string, number, number], Candidate>;
   readonly take: Statement<[string, number, number, string, number, number], TaskRow>;
   readonly addAttempt: Statement<[number, number, number, string], { id: number }>;
-  readonly nextDue: Statement<[], { at: number | null }>;
+  readonly nextDue: Statement<[string], { at: number | null }>;
+  readonly reservedNextDue: Statement<[string, string], { at: number | null }>;
 
   constructor(db: Database) {
     this.settings = db.prepare('SELECT global_concurrency, paused FROM settings WHERE id = 1');
@@ -59,15 +66,18 @@ export class ClaimStatements {
     );
     this.pruneStarts = db.prepare('DELETE FROM group_starts WHERE group_name = ? AND started_at <= ?');
     this.addStart = db.prepare('INSERT INTO group_starts (group_name, started_at) VALUES (?, ?)');
+    // `priority IN (every priority)` makes one bounded range per priority: without it the scan of
+    // a priority went on through every task of it delayed into the future.
     this.candidates = db.prepare(
       `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_ready
-       WHERE group_name = ? AND status IN ('pending', 'retrying') AND reserved_for IS NULL AND run_at <= ?
+       WHERE group_name = ? AND priority IN (${PRIORITIES}) AND status IN ('pending', 'retrying')
+         AND reserved_for IS NULL AND run_at <= ?
        ORDER BY priority, run_at, id LIMIT ?`,
     );
     this.reservedCandidates = db.prepare(
       `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_reserved
-       WHERE reserved_for = ? AND group_name = ? AND status IN ('pending', 'retrying')
-         AND reserved_for IS NOT NULL AND run_at <= ?
+       WHERE reserved_for = ? AND group_name = ? AND priority IN (${PRIORITIES})
+         AND status IN ('pending', 'retrying') AND reserved_for IS NOT NULL AND run_at <= ?
        ORDER BY priority, run_at, id LIMIT ?`,
     );
     this.take = db.prepare(
@@ -80,8 +90,19 @@ export class ClaimStatements {
       `INSERT INTO history (task_id, type, attempt, started_at, outcome, worker)
        VALUES (?, 'attempt', ?, ?, 'running', ?) RETURNING id`,
     );
+    // The earliest waiting task of a group: the first of each priority's range, ten index seeks.
     this.nextDue = db.prepare(
-      "SELECT min(run_at) AS at FROM tasks INDEXED BY tasks_due WHERE status IN ('pending', 'retrying')",
+      `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
+       SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_ready
+         WHERE group_name = ? AND priority = p.v AND status IN ('pending', 'retrying')
+           AND reserved_for IS NULL ORDER BY run_at LIMIT 1)) AS at FROM p`,
+    );
+    this.reservedNextDue = db.prepare(
+      `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
+       SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_reserved
+         WHERE reserved_for = ? AND group_name = ? AND priority = p.v
+           AND status IN ('pending', 'retrying') AND reserved_for IS NOT NULL
+         ORDER BY run_at LIMIT 1)) AS at FROM p`,
     );
   }
 }
@@ -118,6 +139,8 @@ export function claimReady(
   };
 
   const candidates: Candidate[] = [];
+  /** groups with room but nothing due now: when is their next task due? */
+  const waiting: string[] = [];
   const groupRoom = new Map<string, number>();
   const rateLimited = new Set<string>();
   for (const g of s.groups.all()) {
@@ -145,6 +168,7 @@ export function claimReady(
     const ready = reservedOnly
       ? s.reservedCandidates.all(worker.id, g.name, now, gRoom)
       : s.candidates.all(g.name, now, gRoom);
+    if (ready.length === 0) waiting.push(g.name);
     for (const c of ready) candidates.push(c);
   }
 
@@ -164,9 +188,12 @@ export function claimReady(
     claimed.push({ task: toTask(row), historyId: h.id });
   }
 
+  // Groups without room are woken by a finish, a rate window or the end of a block instead.
   if (claimed.length === 0) {
-    const due = s.nextDue.get()?.at ?? null;
-    if (due !== null && due > now) wakeNoLaterThan(due);
+    for (const g of waiting) {
+      const due = (reservedOnly ? s.reservedNextDue.get(worker.id, g) : s.nextDue.get(g))?.at ?? null;
+      if (due !== null && due > now) wakeNoLaterThan(due);
+    }
   }
   return { claimed, nextWakeAt: wakeAt };
 }

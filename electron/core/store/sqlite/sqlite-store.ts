@@ -30,6 +30,8 @@ import { Commits } from './commits.ts';
 import { TaskInserter } from './insert-tasks.ts';
 import { newTaskRecord, toHistory, toTask, type HistoryRow, type TaskRow } from './rows.ts';
 
+const ENDED = new Set<string>(['done', 'failed', 'cancelled']);
+
 const SORT_COLUMNS = {
   createdAt: 'id',
   priority: 'priority',
@@ -432,6 +434,8 @@ export class SqliteTaskStore implements TaskStore {
     if (q.status && q.status.length > 0) {
       where.push(`status IN (${q.status.map(() => '?').join(', ')})`);
       params.push(...q.status);
+      // Always true of finished tasks; said, it lets the planner read the partial tasks_ended.
+      if (q.status.every((st) => ENDED.has(st))) where.push('finished_at IS NOT NULL');
     }
     if (q.group) {
       where.push('group_name = ?');
@@ -692,12 +696,12 @@ function prepare(db: Database) {
     setWebhook: p<[string | null]>('UPDATE settings SET failure_webhook = ? WHERE id = 1'),
     setDurability: p<[string]>('UPDATE settings SET durability = ? WHERE id = 1'),
     purgeHistory: p<[number]>(
-      `DELETE FROM history WHERE task_id IN (SELECT id FROM tasks INDEXED BY tasks_finished
-       WHERE finished_at < ? AND status IN ('done', 'failed', 'cancelled'))`,
+      `DELETE FROM history WHERE task_id IN (SELECT id FROM tasks INDEXED BY tasks_ended
+       WHERE status IN ('done', 'failed', 'cancelled') AND finished_at IS NOT NULL AND finished_at < ?)`,
     ),
     purgeTasks: p<[number]>(
-      `DELETE FROM tasks WHERE id IN (SELECT id FROM tasks INDEXED BY tasks_finished
-       WHERE finished_at < ? AND status IN ('done', 'failed', 'cancelled'))`,
+      `DELETE FROM tasks WHERE id IN (SELECT id FROM tasks INDEXED BY tasks_ended
+       WHERE status IN ('done', 'failed', 'cancelled') AND finished_at IS NOT NULL AND finished_at < ?)`,
     ),
     settings: p<
       [],
@@ -733,20 +737,21 @@ function prepare(db: Database) {
       'SELECT group_name, status, n FROM counts',
     ),
     failedSince: p<{ at: number; id: number; limit: number }, TaskRow>(
-      `SELECT * FROM tasks INDEXED BY tasks_finished
-       WHERE finished_at >= @at AND status = 'failed' AND (finished_at > @at OR id > @id)
+      `SELECT * FROM tasks INDEXED BY tasks_ended
+       WHERE status = 'failed' AND finished_at IS NOT NULL AND finished_at >= @at
+         AND (finished_at > @at OR id > @id)
        ORDER BY finished_at, id LIMIT @limit`,
     ),
     recentFailures: p<[number], TaskRow>(
-      `SELECT * FROM tasks INDEXED BY tasks_finished WHERE finished_at IS NOT NULL AND status = 'failed'
-       ORDER BY finished_at DESC LIMIT ?`,
+      `SELECT * FROM tasks INDEXED BY tasks_ended WHERE status = 'failed' AND finished_at IS NOT NULL
+       ORDER BY finished_at DESC, id DESC LIMIT ?`,
     ),
     finishedSince: p<
       [number],
       { kind: string; group_name: string; status: string; started_at: number | null; finished_at: number }
     >(
-      `SELECT kind, group_name, status, started_at, finished_at FROM tasks INDEXED BY tasks_finished
-       WHERE finished_at >= ? AND status IN ('done', 'failed')`,
+      `SELECT kind, group_name, status, started_at, finished_at FROM tasks INDEXED BY tasks_ended
+       WHERE status IN ('done', 'failed') AND finished_at IS NOT NULL AND finished_at >= ?`,
     ),
   };
 }
