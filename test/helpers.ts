@@ -4,6 +4,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, expect } from 'vitest';
 import { createEngine, type Engine, type EngineOptions } from '../electron/core/engine.ts';
+import type { NewTask } from '../electron/core/store/task-store.ts';
 
 const engines = new Set<Engine>();
 const children = new Set<ChildProcess>();
@@ -47,6 +48,23 @@ export async function spawnReady(args: string[], env: Record<string, string> = {
     child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${stderr}`)));
   });
   return child;
+}
+
+/** A task as the store takes it (validated, with defaults), for tests below the engine. */
+export function newTaskRow(overrides: Partial<NewTask> = {}): NewTask {
+  return {
+    kind: 'sleep',
+    name: 'task',
+    group: 'default',
+    priority: 5,
+    payload: '{"ms":0}',
+    payloadValue: { ms: 0 },
+    maxAttempts: 3,
+    runAt: 0,
+    timeout: null,
+    unique: null,
+    ...overrides,
+  };
 }
 
 export function exited(child: ChildProcess): Promise<number | null> {

@@ -2,38 +2,27 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { spawnNode, tempDir } from '../helpers.ts';
+import { outputOf, type ProcessOutput } from '../process-output.ts';
 
 export const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../bin/semaforo.js');
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type CliResult = ProcessOutput;
 
 /** Runs `semaforo ARGS` as a user would: a separate process, its own stdio, exit code. */
 export function cli(
   args: readonly string[],
   options: { db?: string; stdin?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: {
-        ...process.env,
-        SEMAFORO_HOME: options.db ? path.dirname(options.db) : tempDir(),
-        ...(options.db ? { SEMAFORO_DB: options.db } : {}),
-        ...options.env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: {
+      ...process.env,
+      SEMAFORO_HOME: options.db ? path.dirname(options.db) : tempDir(),
+      ...(options.db ? { SEMAFORO_DB: options.db } : {}),
+      ...options.env,
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  return outputOf(child, options.stdin ?? '');
 }
 
 /**

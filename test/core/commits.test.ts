@@ -8,23 +8,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Commits } from '../../electron/core/store/sqlite/commits.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
-import type { NewTask, WorkerIdentity } from '../../electron/core/store/task-store.ts';
+import type { WorkerIdentity } from '../../electron/core/store/task-store.ts';
 import { ValidationError } from '../../shared/errors.ts';
-import { tempDir, testEngine } from '../helpers.ts';
+import { newTaskRow, tempDir, testEngine } from '../helpers.ts';
 
 const worker: WorkerIdentity = { id: 'test@host:1:a', pid: process.pid, host: 'host' };
-const task: NewTask = {
-  kind: 'sleep',
-  name: 'n',
-  group: 'default',
-  priority: 5,
-  payload: '{"ms":0}',
-  payloadValue: { ms: 0 },
-  maxAttempts: 3,
-  runAt: 0,
-  timeout: null,
-  unique: null,
-};
+const task = newTaskRow();
 
 function openStore(file = path.join(tempDir(), 'q.db')) {
   return new SqliteTaskStore(file);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import { defineHandler } from '../../electron/core/handlers/registry.ts';
 import { z } from 'zod';
-import { tempDir, testEngine, waitFor } from '../helpers.ts';
+import { newTaskRow, tempDir, testEngine, waitFor } from '../helpers.ts';
 
 // A private worker (`semaforo run`) runs its own task in its own process: nobody else may take it.
 describe('tasks reserved for a private worker', () => {
@@ -43,19 +43,10 @@ describe('tasks reserved for a private worker', () => {
     try {
       const [r] = store.enqueue(
         [
-          {
-            kind: 'sleep',
+          newTaskRow({
             name: 'nightly',
-            group: 'default',
-            priority: 5,
-            payload: '{"ms":0}',
-            payloadValue: { ms: 0 },
-            maxAttempts: 3,
-            runAt: 0,
-            timeout: null,
-            unique: null,
             reservedFor: { id: 'run@host:999999:ab', pid: 999_999, host: 'host' },
-          },
+          }),
         ],
         1,
       );

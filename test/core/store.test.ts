@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
-import { tempDir, testEngine, waitFor } from '../helpers.ts';
+import { newTaskRow, tempDir, testEngine, waitFor } from '../helpers.ts';
 
 function errorOf(fn: () => unknown): ValidationError {
   try {
@@ -131,8 +131,7 @@ describe('store', () => {
   it('claims past tasks delayed in a better priority, and wakes for the earliest delayed one', () => {
     const store = new SqliteTaskStore(path.join(tempDir(), 'q.db'));
     try {
-      const base = { kind: 'sleep', name: 'n', payload: '{}', payloadValue: {}, maxAttempts: 1 };
-      const t = { ...base, timeout: null, unique: null };
+      const t = newTaskRow();
       const worker = { id: 'w@h:1:a', pid: process.pid, host: 'h' };
       store.updateSettings({ globalConcurrency: 10 });
       store.enqueue(

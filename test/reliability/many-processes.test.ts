@@ -27,7 +27,7 @@ import type { ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../electron/core/engine.ts';
-import { exited, spawnNode, spawnReady, tempDir, waitFor } from '../helpers.ts';
+import { exited, newTaskRow, spawnNode, spawnReady, tempDir, waitFor } from '../helpers.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import {
   peakOverlap,
@@ -318,23 +318,7 @@ describe('claims from processes that wait for the write lock', () => {
   it('are stamped with the time read once the lock is held, not before the wait', async () => {
     const db = path.join(tempDir(), 'q.db');
     const store = new SqliteTaskStore(db);
-    store.enqueue(
-      [
-        {
-          kind: 'probe',
-          name: 'p',
-          group: 'g',
-          priority: 5,
-          payload: '{"ms":0}',
-          payloadValue: { ms: 0 },
-          maxAttempts: 1,
-          runAt: 0,
-          timeout: null,
-          unique: null,
-        },
-      ],
-      0,
-    );
+    store.enqueue([newTaskRow({ kind: 'probe', name: 'p', group: 'g', maxAttempts: 1 })], 0);
     let readUnderLock: boolean | null = null;
     const out = store.tick({
       now: () => {

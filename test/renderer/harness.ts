@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
+import { outputOf, type ProcessOutput } from '../process-output.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin/semaforo.js');
@@ -41,24 +42,12 @@ function env(db: string): NodeJS.ProcessEnv {
   return { ...process.env, SEMAFORO_HOME: path.dirname(db), SEMAFORO_DB: db, NO_COLOR: '1' };
 }
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type CliResult = ProcessOutput;
 
 /** `semaforo --db DB ARGS` in its own process, as a script or cron job would run it. */
 export function semaforo(db: string, args: readonly string[], stdin = ''): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--db', db, ...args], { env: env(db), stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+  const child = spawn(process.execPath, [BIN, '--db', db, ...args], { env: env(db), stdio: 'pipe' });
+  return outputOf(child, stdin);
 }
 
 /** Like `semaforo`, but fails the test when the command does, and parses `--json` output. */
@@ -212,18 +201,9 @@ export async function ensureRendererBuilt(): Promise<'fresh' | 'built'> {
   return withBuildLock(async () => {
     if (isFresh()) return 'fresh';
     const vite = path.join(ROOT, 'node_modules/vite/bin/vite.js');
-    const r = await new Promise<CliResult>((resolve, reject) => {
-      const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
-        cwd: ROOT,
-        stdio: 'pipe',
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const r = await outputOf(
+      spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'pipe' }),
+    );
     if (r.code !== 0) throw new Error(`vite build failed (${r.code}): ${r.stderr || r.stdout}`);
     return 'built';
   });

@@ -22,7 +22,7 @@ export const drain: Scenario = {
       const port = ctx.redisPort;
       if (port !== null) trials.bullmq = () => runTrial('bullmq.drain', { n, port });
       const results = await alternate(ctx, 'drain', trials);
-      // The same drain with plainjob's durability setting: how much of the time is the fsync per commit.
+      // The same drain with plainjob's durability setting: how much of the time is the fsync of results.
       const normal = await alternate(ctx, 'drain (Semaforo, synchronous=NORMAL)', {
         semaforo: () =>
           withCopy(sem, (file) => runTrial('semaforo.drain', { file, n, durability: 'normal' })),
@@ -49,7 +49,8 @@ export const drain: Scenario = {
         notes: [
           'Timed from engine.start() / worker.start() / worker.run() until the last task is done; ' +
             'the tasks were enqueued beforehand (not timed). Semaforo: one process, default ' +
-            'claimBatch 64, every commit fsynced. plainjob: one worker, as in its own bench. ' +
+            'claimBatch 64, default durability: every commit that writes results is fsynced before ' +
+            'they are reported (claim-only commits are not). plainjob: one worker, as in its own bench. ' +
             `BullMQ: one Worker, concurrency ${BULLMQ_CONCURRENCY}.`,
         ],
       };

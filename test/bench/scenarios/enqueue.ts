@@ -47,7 +47,8 @@ export const enqueue: Scenario = {
       ],
       checks: [],
       notes: [
-        'Semaforo: engine.enqueue / engine.enqueueMany (validated, durable: synchronous=FULL). ' +
+        'Semaforo: engine.enqueue / engine.enqueueMany (validated; default durability "results": ' +
+          "an enqueue commit is not fsynced, like plainjob's, and survives any process crash). " +
           'plainjob: queue.add / queue.addMany (synchronous=NORMAL, its own setting). ' +
           'BullMQ: await queue.add / queue.addBulk, Redis without persistence.',
       ],

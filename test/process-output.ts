@@ -1,0 +1,22 @@
+import type { ChildProcess } from 'node:child_process';
+
+// Free of side effects (no vitest hooks), so test/renderer/harness.ts can use it too.
+
+export interface ProcessOutput {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Everything a child process prints, and its exit code, once it has closed its output. */
+export function outputOf(child: ChildProcess, stdin?: string): Promise<ProcessOutput> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (stdin !== undefined) child.stdin?.end(stdin);
+  });
+}
