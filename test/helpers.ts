@@ -58,7 +58,6 @@ export function newTaskRow(overrides: Partial<NewTask> = {}): NewTask {
     group: 'default',
     priority: 5,
     payload: '{"ms":0}',
-    payloadValue: { ms: 0 },
     maxAttempts: 3,
     runAt: 0,
     timeout: null,

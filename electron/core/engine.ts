@@ -217,7 +217,6 @@ export function createEngine(options: EngineOptions): Engine {
       group: s.group ?? 'default',
       priority: s.priority ?? LIMITS.priority.default,
       payload: JSON.stringify(payload ?? {}),
-      payloadValue: (payload ?? {}) as JsonValue,
       maxAttempts: s.maxAttempts ?? LIMITS.maxAttempts.default,
       runAt: s.runAt ?? now + (s.delay ?? 0),
       timeout: s.timeout ?? null,

@@ -108,6 +108,35 @@ describe('store', () => {
     expect(engine.stats().counts.pending).toBe(305);
   });
 
+  it("returns the payload as stored, not the caller's object", () => {
+    const engine = testEngine();
+    const body = { report: 'daily', n: 1 };
+    const { task } = engine.enqueue({
+      kind: 'http',
+      payload: { url: 'http://127.0.0.1:9/hook', method: 'POST', body },
+    });
+    body.n = 2; // the caller reuses its object
+    expect(task.payload).toMatchObject({ body: { report: 'daily', n: 1 } });
+    expect(task.payload).toEqual(engine.getTask(task.id).payload);
+  });
+
+  it('still counts the rows of an older Semaforo inserting into the upgraded file', () => {
+    const engine = testEngine();
+    engine.enqueue({ kind: 'sleep', group: 'new', payload: { ms: 0 } });
+    // What schema-5 code ran, with its trigger now gone: an INSERT that knows no `counted`.
+    (engine.store as SqliteTaskStore).db
+      .prepare(
+        `INSERT INTO tasks (kind, name, group_name, priority, payload, status, max_attempts, run_at,
+           created_at) VALUES ('sleep', 'old', 'legacy', 5, '{"ms":0}', 'pending', 3, 0, 0)`,
+      )
+      .run();
+    const groups = engine.stats(0).groups.map((g) => [g.name, g.counts.pending]);
+    expect(groups).toEqual([
+      ['legacy', 1],
+      ['new', 1],
+    ]);
+  });
+
   it('dedupes unique keys inside one batch and against the file, keeping the batch order', () => {
     const engine = testEngine();
     const held = engine.enqueue({ kind: 'sleep', unique: 'k1', payload: { ms: 0 } }).task;
@@ -157,6 +186,12 @@ describe('store', () => {
         ['b', 20_000],
       ]);
       expect(tick(35_000).nextWakeAt).toBe(40_000);
+      // A tick that claims in one group still wakes for the next due task of another: the
+      // delayed one must not wait for the claimed task to finish.
+      store.enqueue([{ ...t, group: 'c', priority: 5, runAt: 36_000 }], 35_000);
+      const mixed = tick(36_000);
+      expect(mixed.claimed.map((c) => c.task.group)).toEqual(['c']);
+      expect(mixed.nextWakeAt).toBe(40_000);
     } finally {
       store.close();
     }

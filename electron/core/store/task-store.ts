@@ -27,8 +27,6 @@ export interface NewTask {
   priority: number;
   /** the payload as stored (JSON text) */
   payload: string;
-  /** the same payload as a value, for the task returned to the caller */
-  payloadValue: JsonValue;
   maxAttempts: number;
   runAt: number;
   timeout: number | null;

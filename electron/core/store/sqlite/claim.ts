@@ -43,7 +43,7 @@ interface Candidate {
 
 export class ClaimStatements {
   readonly settings: Statement<[], { global_concurrency: number; paused: number }>;
-  readonly running: Statement<[], { group_name: string; n: number }>;
+  readonly active: Statement<[], { group_name: string; status: string; n: number }>;
   readonly groups: Statement<[], GroupRow>;
   readonly windowStarts: Statement<[string, number], { n: number; oldest: number | null }>;
   readonly pruneStarts: Statement<[string, number]>;
@@ -57,7 +57,9 @@ export class ClaimStatements {
 
   constructor(db: Database) {
     this.settings = db.prepare('SELECT global_concurrency, paused FROM settings WHERE id = 1');
-    this.running = db.prepare("SELECT group_name, n FROM counts WHERE status = 'running' AND n > 0");
+    this.active = db.prepare(
+      "SELECT group_name, status, n FROM counts WHERE status IN ('running', 'pending', 'retrying') AND n > 0",
+    );
     this.groups = db.prepare(
       'SELECT name, concurrency, rate_limit, rate_period_ms, paused, blocked_until FROM groups',
     );
@@ -125,8 +127,13 @@ export function claimReady(
   if (settings.paused === 1 || claimMax <= 0) return { claimed: [], nextWakeAt: null };
 
   const runningByGroup = new Map<string, number>();
+  const hasWaiting = new Set<string>();
   let runningTotal = 0;
-  for (const r of s.running.all()) {
+  for (const r of s.active.all()) {
+    if (r.status !== 'running') {
+      hasWaiting.add(r.group_name);
+      continue;
+    }
     runningByGroup.set(r.group_name, r.n);
     runningTotal += r.n;
   }
@@ -168,7 +175,7 @@ export function claimReady(
     const ready = reservedOnly
       ? s.reservedCandidates.all(worker.id, g.name, now, gRoom)
       : s.candidates.all(g.name, now, gRoom);
-    if (ready.length === 0) waiting.push(g.name);
+    if (ready.length === 0 && hasWaiting.has(g.name)) waiting.push(g.name);
     for (const c of ready) candidates.push(c);
   }
 
@@ -188,12 +195,12 @@ export function claimReady(
     claimed.push({ task: toTask(row), historyId: h.id });
   }
 
-  // Groups without room are woken by a finish, a rate window or the end of a block instead.
-  if (claimed.length === 0) {
-    for (const g of waiting) {
-      const due = (reservedOnly ? s.reservedNextDue.get(worker.id, g) : s.nextDue.get(g))?.at ?? null;
-      if (due !== null && due > now) wakeNoLaterThan(due);
-    }
+  // A group with room but only delayed tasks: wake when the first is due, also when other groups
+  // claimed something now (else it waited for their finishes). Groups without room are woken by a
+  // finish, a rate window or the end of a block instead.
+  for (const g of waiting) {
+    const due = (reservedOnly ? s.reservedNextDue.get(worker.id, g) : s.nextDue.get(g))?.at ?? null;
+    if (due !== null && due > now) wakeNoLaterThan(due);
   }
   return { claimed, nextWakeAt: wakeAt };
 }

@@ -25,7 +25,6 @@ export class Commits {
   private readonly db: Database;
   /** 'normal': this connection never waits (plainjob's setting; for comparisons only). */
   private readonly neverWait: boolean;
-  private readonly setLevel: Record<Level, Statement>;
   private readonly readSetting: Statement<[], { durability: string }>;
   private readonly clock: () => number;
   private level: Level;
@@ -38,14 +37,10 @@ export class Commits {
     this.db = db;
     this.neverWait = neverWait;
     this.clock = monotonic;
-    this.setLevel = {
-      FULL: db.prepare('PRAGMA synchronous = FULL'),
-      NORMAL: db.prepare('PRAGMA synchronous = NORMAL'),
-    };
     this.readSetting = db.prepare('SELECT durability FROM settings WHERE id = 1');
     this.level = neverWait ? 'NORMAL' : 'FULL';
     this.lastLevel = this.level;
-    this.setLevel[this.level].run();
+    this.apply(this.level);
   }
 
   /** Runs `tx` as one BEGIN IMMEDIATE transaction committed as `kind` says. */
@@ -76,7 +71,16 @@ export class Commits {
 
   private use(level: Level): void {
     if (level === this.level) return;
-    this.setLevel[level].run();
+    this.apply(level);
     this.level = level;
+  }
+
+  /**
+   * Not a prepared statement run again: SQLite applies `PRAGMA synchronous = X` when the
+   * statement is prepared, and a re-run of a prepared one may do nothing (found in review: the
+   * level stayed NORMAL while the books said FULL).
+   */
+  private apply(level: Level): void {
+    this.db.pragma(`synchronous = ${level}`);
   }
 }

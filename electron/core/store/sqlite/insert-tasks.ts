@@ -11,8 +11,9 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { NewTask } from '../task-store.ts';
 
 const COLUMNS = `kind, name, group_name, priority, payload, status, max_attempts, run_at, timeout_ms,
-  unique_key, created_at, reserved_for, reserved_pid, reserved_host, schedule_id, scheduled_for`;
-const ROW = "(?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  unique_key, created_at, reserved_for, reserved_pid, reserved_host, schedule_id, scheduled_for, counted`;
+// counted = 1: this insert keeps the counters itself (the trigger counts only older versions' rows).
+const ROW = "(?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)";
 const PARAMS_PER_ROW = 15;
 /** Statement sizes, largest first; any count is a sum of these. 64 x 15 parameters stays far
  * below SQLite's limit of 32,766. */
@@ -48,6 +49,10 @@ export class TaskInserter {
         for (let i = 0; i < size; i++) bind(params, i * PARAMS_PER_ROW, tasks[at + i]!, now);
         const { changes, lastInsertRowid } = statement.run(params);
         if (changes !== size) throw new Error(`inserted ${changes} of ${size} task rows`);
+        // Past 2^53 ids lose precision as numbers (and at SQLite's maximum rowid new ones are
+        // random, not consecutive): refuse rather than return wrong ids.
+        if (Number(lastInsertRowid) > Number.MAX_SAFE_INTEGER)
+          throw new Error('task ids have run past 2^53; this queue file cannot take more tasks');
         const first = Number(lastInsertRowid) - size + 1;
         for (let i = 0; i < size; i++) ids[at + i] = first + i;
         at += size;

@@ -213,8 +213,18 @@ export const MIGRATIONS: readonly Migration[] = [
     up: (db) => {
       db.exec(`
         -- Two trigger statements per inserted row cost as much as the row itself; the store's
-        -- insert (insert-tasks.ts) now creates the group and adds to its counter once per batch.
+        -- insert (insert-tasks.ts) now creates the group and adds to its counter once per batch,
+        -- and marks its rows counted. An older Semaforo still running on this file while it is
+        -- upgraded inserts unmarked rows: the trigger keeps counting those, so its enqueues and
+        -- schedules do not skew the counters (its dispatcher stops on the dropped indexes below,
+        -- with an error, until it is restarted with this version).
+        ALTER TABLE tasks ADD COLUMN counted INTEGER;
         DROP TRIGGER tasks_after_insert;
+        CREATE TRIGGER tasks_after_legacy_insert AFTER INSERT ON tasks WHEN NEW.counted IS NULL BEGIN
+          INSERT OR IGNORE INTO groups (name) VALUES (NEW.group_name);
+          INSERT INTO counts (group_name, status, n) VALUES (NEW.group_name, NEW.status, 1)
+            ON CONFLICT (group_name, status) DO UPDATE SET n = n + 1;
+        END;
         -- 'results': a result is fsynced before anyone hears of it, an enqueue or a claim is not
         -- waited for (it survives a process crash, not a power cut). 'full': every commit is.
         ALTER TABLE settings ADD COLUMN durability TEXT NOT NULL DEFAULT 'results'

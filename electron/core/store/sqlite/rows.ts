@@ -37,6 +37,7 @@ export interface TaskRow {
   reserved_host: string | null;
   schedule_id: number | null;
   scheduled_for: number | null;
+  counted: number | null;
 }
 
 export interface HistoryRow {
@@ -126,7 +127,9 @@ export function newTaskRecord(id: number, t: NewTask, now: number): Task {
     status: 'pending',
     attempts: 0,
     maxAttempts: t.maxAttempts,
-    payload: t.payloadValue,
+    // Parsed from what is stored, not the caller's object: equal to what getTask returns, and
+    // not changed by the caller mutating its own payload afterwards.
+    payload: readJson(t.payload, 'payload') ?? {},
     result: null,
     error: null,
     runAt: t.runAt,

@@ -238,7 +238,6 @@ export class SqliteScheduleStore implements ScheduleStore {
       group: t.group,
       priority: t.priority,
       payload: JSON.stringify(t.payload),
-      payloadValue: t.payload,
       maxAttempts: t.maxAttempts,
       // A catch-up run is due now; the queue's limits still decide when it starts.
       runAt: Math.max(dueAt ?? now, 0),

@@ -434,8 +434,10 @@ export class SqliteTaskStore implements TaskStore {
     if (q.status && q.status.length > 0) {
       where.push(`status IN (${q.status.map(() => '?').join(', ')})`);
       params.push(...q.status);
-      // Always true of finished tasks; said, it lets the planner read the partial tasks_ended.
-      if (q.status.every((st) => ENDED.has(st))) where.push('finished_at IS NOT NULL');
+      // Always true of finished tasks; said, it lets the planner read the partial tasks_ended in
+      // finish order. Only for that sort: for others, tasks_status (status, id) serves better.
+      if (q.sort === 'finishedAt' && q.status.every((st) => ENDED.has(st)))
+        where.push('finished_at IS NOT NULL');
     }
     if (q.group) {
       where.push('group_name = ?');
