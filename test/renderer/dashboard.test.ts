@@ -5,24 +5,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import {
   CHROMIUM,
-  CHROMIUM_ARGS,
-  cleanUp,
+  dashboardSession,
   enqueueMany,
-  ensureRendererBuilt,
   rowNames,
   screenshot,
   semaforo,
   semaforoJson,
-  serve,
-  tempDir,
   waitForRows,
   waitForText,
   work,
-  type Served,
 } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -37,44 +32,7 @@ interface ListedTask {
 }
 
 describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo serve', () => {
-  let browser: Browser;
-  let context: BrowserContext | null = null;
-  let server: Served | null = null;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    const build = await ensureRendererBuilt();
-    if (build === 'built') console.log('renderer: built dist/renderer for this run');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  }, 120_000);
-
-  afterEach(async () => {
-    await context?.close();
-    context = null;
-    await server?.stop();
-    server = null;
-    // A script error in the page is a bug even when the assertions passed.
-    expect(pageErrors.splice(0), 'errors thrown in the page').toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await cleanUp();
-  });
-
-  /** A fresh queue file, `serve` on it, and a page with the dashboard open. */
-  async function open(options: { before?: (db: string) => Promise<void>; viewport?: typeof VIEWPORT } = {}) {
-    const db = path.join(tempDir(), 'queue.db');
-    await options.before?.(db);
-    server = await serve(db);
-    context = await browser.newContext({ viewport: options.viewport ?? VIEWPORT });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000); // a missing element fails the test with its name, not a test timeout
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(server.dashboardUrl);
-    await page.getByRole('navigation', { name: 'Screens' }).waitFor();
-    return { db, page, server };
-  }
+  const open = dashboardSession(VIEWPORT);
 
   async function go(page: Page, screen: 'Overview' | 'Tasks' | 'Failures' | 'Groups' | 'Settings') {
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: screen }).click();

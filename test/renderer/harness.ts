@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { Locator, Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { outputOf, type ProcessOutput } from '../process-output.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -261,4 +262,57 @@ export async function waitForRows(page: Page, names: readonly string[], timeout 
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}
+
+export interface OpenedDashboard {
+  db: string;
+  page: Page;
+  server: Served;
+}
+
+/**
+ * Headless Chromium for one describe block: launched once (after the renderer is built), one
+ * context and `serve` per test, both closed after it, and a script error in the page fails the
+ * test even when its assertions passed. Call inside `describe`.
+ */
+export function dashboardSession(viewport = { width: 1280, height: 800 }) {
+  let browser: Browser | null = null;
+  let context: BrowserContext | null = null;
+  let server: Served | null = null;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    const build = await ensureRendererBuilt();
+    if (build === 'built') console.log('renderer: built dist/renderer for this run');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 120_000);
+
+  afterEach(async () => {
+    await context?.close();
+    context = null;
+    await server?.stop();
+    server = null;
+    expect(pageErrors.splice(0), 'errors thrown in the page').toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await cleanUp();
+  });
+
+  /** A fresh queue file (`before` may fill it), `serve` on it, and a page with the dashboard open. */
+  return async function open(
+    options: { before?: (db: string) => Promise<void>; viewport?: typeof viewport } = {},
+  ): Promise<OpenedDashboard> {
+    const db = path.join(tempDir(), 'queue.db');
+    await options.before?.(db);
+    server = await serve(db);
+    context = await browser!.newContext({ viewport: options.viewport ?? viewport });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000); // a missing element fails the test with its name, not a test timeout
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(server.dashboardUrl);
+    await page.getByRole('navigation', { name: 'Screens' }).waitFor();
+    return { db, page, server };
+  };
 }

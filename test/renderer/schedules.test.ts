@@ -4,9 +4,8 @@
  * writes is checked through the same JSON API the page uses.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { Schedule, TaskWithHistory } from '../../shared/domain.ts';
 import {
   buildScheduleSpec,
@@ -15,17 +14,7 @@ import {
   scheduleFormFrom,
 } from '../../renderer/state/schedule-form.ts';
 import { EMPTY_FORM } from '../../renderer/state/task-form.ts';
-import {
-  apiCall,
-  CHROMIUM,
-  CHROMIUM_ARGS,
-  cleanUp,
-  ensureRendererBuilt,
-  screenshot,
-  serve,
-  tempDir,
-  type Served,
-} from './harness.ts';
+import { apiCall, CHROMIUM, dashboardSession, screenshot } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);
@@ -104,39 +93,11 @@ describe('schedule form model', () => {
 });
 
 describe.skipIf(!hasChromium)('Schedules screen in headless Chromium against semaforo serve', () => {
-  let browser: Browser;
-  let context: BrowserContext | null = null;
-  let server: Served | null = null;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    const build = await ensureRendererBuilt();
-    if (build === 'built') console.log('renderer: built dist/renderer for this run');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  }, 120_000);
-
-  afterEach(async () => {
-    await context?.close();
-    context = null;
-    await server?.stop();
-    server = null;
-    expect(pageErrors.splice(0), 'errors thrown in the page').toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await cleanUp();
-  });
+  const openDashboard = dashboardSession();
 
   /** A fresh queue, `serve` on it, and the dashboard open on the Schedules screen. */
   async function open() {
-    const db = path.join(tempDir(), 'queue.db');
-    server = await serve(db);
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(server.dashboardUrl);
+    const { page, server } = await openDashboard();
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Schedules' }).click();
     await page.waitForFunction(() => document.title === 'Semaforo — Schedules');
     return { page, server };
