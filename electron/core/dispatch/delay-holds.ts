@@ -29,10 +29,6 @@ export class DelayHolds {
     this.maxHoldMs = maxHoldMs;
   }
 
-  get size(): number {
-    return this.current.size;
-  }
-
   /** Task `taskId` was rescheduled to `runAt`, `delayMs` from now. */
   add(taskId: number, runAt: number, delayMs: number): void {
     if (!(delayMs > 0)) return this.remove(taskId);

@@ -20,20 +20,11 @@ import type { HandlerRegistry } from '../handlers/registry.ts';
 import type { Logger } from '../logger.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from '../policy/backoff.ts';
 import { decideAfterFailure, type Failure } from '../policy/outcome.ts';
-import type { ClaimedTask, Finish, TaskStore, WorkerIdentity } from '../store/task-store.ts';
+import type { ClaimedTask, Finish, LeaseHolder, TaskStore, WorkerIdentity } from '../store/task-store.ts';
 import type { Task } from '../../../shared/domain.ts';
 import { DelayHolds } from './delay-holds.ts';
 import { LeaseWatch } from './lease-watch.ts';
 import { WriteFailures } from './write-failures.ts';
-
-/** A lease owner as the store reports it to the reaper; `leaseExpiresAt` is its latest lease. */
-interface LeaseHolder {
-  id: string;
-  pid: number | null;
-  host: string | null;
-  /** absent for owners that hold no lease (a `semaforo run` waiting for its reserved task) */
-  leaseExpiresAt?: number | null;
-}
 
 export interface DispatcherOptions {
   store: TaskStore;
@@ -212,7 +203,7 @@ export class Dispatcher {
         const released = this.o.store.releaseLeases(this.o.worker, ids, this.dueNow());
         if (released.length) this.o.onChange(released);
       } catch (err) {
-        this.o.logger.error(`could not release leases (they will expire): ${String(err)}`);
+        this.o.logger.error(`could not release leases (they will expire): ${this.describeError(err)}`);
       }
     }
     // Write whatever finished meanwhile.
@@ -281,7 +272,7 @@ export class Dispatcher {
 
   private reap(): void {
     this.leases.beginRound();
-    const reclaimed = this.o.store.reclaimLost(this.dueNow(), (owner: LeaseHolder) => this.isLost(owner));
+    const reclaimed = this.o.store.reclaimLost(this.dueNow(), (owner) => this.isLost(owner));
     this.leases.endRound();
     if (reclaimed.length > 0) {
       this.o.logger.warn(

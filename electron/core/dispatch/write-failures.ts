@@ -24,10 +24,6 @@ export class WriteFailures {
     this.remindEveryMs = remindEveryMs;
   }
 
-  get failing(): boolean {
-    return this.attempts > 0;
-  }
-
   /** A write failed with `cause` (one line); `held` finished results wait to be written. */
   failed(cause: string, held: number): void {
     const now = this.mono.now();

@@ -46,6 +46,15 @@ export interface WorkerIdentity {
   host: string;
 }
 
+/** A lease owner as the store shows it to the reaper. */
+export interface LeaseHolder {
+  id: string;
+  pid: number | null;
+  host: string | null;
+  /** its latest lease (the owner's wall clock); absent for a `semaforo run` waiting for its task */
+  leaseExpiresAt?: number | null;
+}
+
 /** A task this worker now leases, with its history row for the attempt. */
 export interface ClaimedTask {
   task: Task;
@@ -120,11 +129,12 @@ export interface TaskStore {
     now: number,
     leaseMs: number,
   ): RenewResult;
-  /** Return tasks whose lease expired, or whose owner `isDead`, to the queue; returns their ids. */
-  reclaimLost(
-    now: number,
-    isDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean,
-  ): number[];
+  /**
+   * Return to the queue the running tasks of every owner that `isLost` (its process is gone, or
+   * its lease stalled as the caller judges it), and cancel the waiting reservations of gone `run`
+   * processes; returns their ids. `now` only stamps what is written.
+   */
+  reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): number[];
   /** On shutdown: give back this worker's leases without counting the attempt. */
   releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[];
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void;

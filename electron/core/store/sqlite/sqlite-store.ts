@@ -1,6 +1,7 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import {
   emptyCounts,
+  FINISHED_STATUSES,
   type GroupInfo,
   type Metrics,
   type MetricsRow,
@@ -21,6 +22,7 @@ import type {
   TaskStore,
   TickInput,
   TickOutput,
+  LeaseHolder,
   WorkerIdentity,
 } from '../task-store.ts';
 import { ClaimStatements, claimReady } from './claim.ts';
@@ -30,7 +32,7 @@ import { Commits } from './commits.ts';
 import { TaskInserter } from './insert-tasks.ts';
 import { newTaskRecord, toHistory, toTask, type HistoryRow, type TaskRow } from './rows.ts';
 
-const ENDED = new Set<string>(['done', 'failed', 'cancelled']);
+const FINISHED = new Set<string>(FINISHED_STATUSES);
 
 const SORT_COLUMNS = {
   createdAt: 'id',
@@ -193,10 +195,7 @@ export class SqliteTaskStore implements TaskStore {
    * tell an owner that stopped renewing from a clock that stepped (it watches with a monotonic
    * clock). `now` only stamps what is written.
    */
-  reclaimLost(
-    now: number,
-    isLost: (owner: { id: string; pid: number | null; host: string | null }) => boolean,
-  ): number[] {
+  reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): number[] {
     // Cheap read first: the usual answer is "nothing to do" and needs no write lock.
     const lost = this.st.runningOwners.all().filter((o) => {
       if (o.lease_owner === null) return false;
@@ -436,7 +435,7 @@ export class SqliteTaskStore implements TaskStore {
       params.push(...q.status);
       // Always true of finished tasks; said, it lets the planner read the partial tasks_ended in
       // finish order. Only for that sort: for others, tasks_status (status, id) serves better.
-      if (q.sort === 'finishedAt' && q.status.every((st) => ENDED.has(st)))
+      if (q.sort === 'finishedAt' && q.status.every((st) => FINISHED.has(st)))
         where.push('finished_at IS NOT NULL');
     }
     if (q.group) {
@@ -563,14 +562,6 @@ export class SqliteTaskStore implements TaskStore {
 function percentile(sorted: readonly number[], q: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-/** A lease owner as `reclaimLost` shows it to its caller: who, and the latest lease it wrote. */
-interface LeaseHolder {
-  id: string;
-  pid: number | null;
-  host: string | null;
-  leaseExpiresAt: number | null;
 }
 
 interface OwnedParams {
