@@ -2,9 +2,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../electron/core/engine.ts';
-import { defineHandler } from '../../electron/core/handlers/registry.ts';
 import { exited, spawnReady, tempDir, waitFor } from '../helpers.ts';
-import { peakOverlap, probePayload, readProbeLog as readLog, runIntervals } from './fixtures/probe.ts';
+import { peakOverlap, probeHandler, readProbeLog as readLog, runIntervals } from './fixtures/probe.ts';
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'worker.ts');
 
@@ -12,15 +11,9 @@ const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures
 function controller(db: string) {
   return createEngine({
     file: db,
-    handlers: [
-      defineHandler({
-        kind: 'probe',
-        description: '',
-        // the workers' schema: a narrower one would strip `gate` at enqueue
-        payload: probePayload,
-        run: async () => {},
-      }),
-    ],
+    // The workers' own kind, so the payload is validated by the same schema (a narrower one
+    // stripped `gate`); this engine never dispatches, so the log is never written.
+    handlers: [probeHandler('/dev/null', 'controller')],
   });
 }
 

@@ -22,6 +22,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EnqueueResult } from '../../shared/domain.ts';
 import type { Command, FromChild, MenuItemRecord, Recorded } from '../fixtures/fake-electron/protocol.ts';
 import { testEngine, waitFor } from '../helpers.ts';
+import { outputOf } from '../process-output.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const register = pathToFileURL(path.join(repo, 'test/fixtures/fake-electron/register.ts')).href;
@@ -32,16 +33,9 @@ const mkTemp = (prefix: string) => {
   return dir;
 };
 
-function runNode(args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${args.join(' ')} failed (${code}):\n${out}`)),
-    );
-  });
+async function runNode(args: string[]): Promise<void> {
+  const r = await outputOf(spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] }));
+  if (r.code !== 0) throw new Error(`${args.join(' ')} failed (${r.code}):\n${r.stdout}${r.stderr}`);
 }
 
 /** The app as electron-builder packs it: the `files` of build/electron-builder.yml plus node_modules. */

@@ -16,7 +16,9 @@ import type { Engine } from '../../electron/core/engine.ts';
 import { defineHandler } from '../../electron/core/handlers/registry.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import { spawnNode, tempDir, testEngine, waitFor } from '../helpers.ts';
+import { readJsonLines } from '../core/fixtures/probe.ts';
 import { checkFile } from './fixtures/file-checks.ts';
+import { seededRandom } from './fixtures/seeded.ts';
 import type { ChildProcess } from 'node:child_process';
 
 const WORKER = path.join(import.meta.dirname, 'fixtures', 'crash-worker.ts');
@@ -29,14 +31,11 @@ interface Run {
   pid: number;
 }
 
-function readRuns(log: string): Run[] {
-  if (!fs.existsSync(log)) return [];
-  return fs
-    .readFileSync(log, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Run);
-}
+const readRuns = (log: string): Run[] => readJsonLines<Run>(log);
+
+// The "random" kill moments replay from SEMAFORO_SEED (in the describe name).
+const SEED = Number(process.env.SEMAFORO_SEED ?? Date.now() % 2 ** 31);
+const random = seededRandom(SEED);
 
 /** The recovering worker: same kind, same run log. */
 function recoverer(file: string, log: string): Engine {
@@ -225,7 +224,7 @@ async function expectWholeBatches(file: string, reported: number) {
   return k;
 }
 
-describe('crash matrix: SIGKILL during a batch enqueue', () => {
+describe(`crash matrix: SIGKILL during a batch enqueue (SEMAFORO_SEED=${SEED})`, () => {
   it('killed at random moments: every batch is all or nothing', async () => {
     for (let round = 0; round < 3; round++) {
       const dir = tempDir();
@@ -234,7 +233,7 @@ describe('crash matrix: SIGKILL during a batch enqueue', () => {
       const child = spawnNode([WORKER, file, 'enqueue', path.join(dir, 'runs.jsonl')]);
       let reported = 0;
       // After the first batch, kill at a random moment (a batch takes some tens of ms).
-      const delay = Math.floor(Math.random() * 80);
+      const delay = Math.floor(random() * 80);
       await new Promise<void>((resolve) => {
         child.stdout!.on('data', (d: Buffer) => {
           const before = reported;
@@ -256,7 +255,7 @@ describe('crash matrix: SIGKILL during a batch enqueue', () => {
     const dir = tempDir();
     const file = path.join(dir, 'q.db');
     await testEngine({ file }).close();
-    const row = 1 + Math.floor(Math.random() * 4998);
+    const row = 1 + Math.floor(random() * 4998);
     const child = spawnNode([WORKER, file, `enqueue-txn:2:${row}`, path.join(dir, 'runs.jsonl')]);
     let reported = 0;
     child.stdout!.on('data', (d: Buffer) => (reported += (d.toString().match(/batch/g) ?? []).length));

@@ -18,6 +18,7 @@ import { runCli } from '../../electron/cli/program.ts';
 import type { CliIo } from '../../electron/cli/io.ts';
 import { tempDir, testEngine, waitFor } from '../helpers.ts';
 import { BIN, cli } from '../cli/cli-helpers.ts';
+import { outputOf } from '../process-output.ts';
 import { deep, hostileString, snapshot } from './hostile-values.ts';
 
 interface Outcome {
@@ -678,8 +679,8 @@ describe('the real binary', () => {
       expectCleanRefusal({ code: real.code ?? -1, out: real.stdout, err: real.stderr }, args);
     }
     // Bytes that are not UTF-8 (here a lone 0xFF, put in argv by the shell) arrive as U+FFFD.
-    const bad = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(
+    const bad = await outputOf(
+      spawn(
         '/bin/sh',
         [
           '-c',
@@ -689,11 +690,8 @@ describe('the real binary', () => {
           db,
         ],
         { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SEMAFORO_HOME: path.dirname(db) } },
-      );
-      let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('close', (code) => resolve({ code, stderr }));
-    });
+      ),
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^semaforo: --group: must be 1-64 letters/);
     expect(engine.listTasks().total).toBe(0);

@@ -21,7 +21,14 @@ import {
 import { resolveStatic, sendStatic } from '../../electron/server/static-files.ts';
 import { exited, spawnNode, tempDir, testEngine } from '../helpers.ts';
 import { BIN } from '../cli/cli-helpers.ts';
-import { parseReply, rawClient, rawRequest, request, type RawClient } from '../server/http-client.ts';
+import {
+  dashboardOf,
+  parseReply,
+  rawClient,
+  rawRequest,
+  request,
+  type RawClient,
+} from '../server/http-client.ts';
 
 const servers: RunningServer[] = [];
 const streams: http.ClientRequest[] = [];
@@ -635,16 +642,7 @@ describe('the real `semaforo serve` process', () => {
   it('answers the nastiest requests and is still up, serving, and stops cleanly', async () => {
     const dir = tempDir();
     const child = spawnNode([BIN, '--db', path.join(dir, 'queue.db'), 'serve', '--port', '0', '--no-work']);
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (out.includes('\n')) resolve(out.split('\n')[0]!);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-    });
-    const [, port, token] = /^Dashboard: http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]{64})$/.exec(line)!;
-    const p = Number(port);
+    const { port: p, token } = await dashboardOf(child);
     const host = `127.0.0.1:${p}`;
     const auth = `Authorization: Bearer ${token}\r\n`;
     expect(refusal(await rawRequest(p, `GET http://[/ HTTP/1.1\r\nHost: ${host}\r\n\r\n`), 400).message).toBe(

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { REQUEST_NAMES } from '../../shared/api.ts';
 import type { IpcResult } from '../../shared/ipc.ts';
 import { createQueueService } from '../../electron/core/service.ts';
-import type { Logger } from '../../electron/core/logger.ts';
+import { silentLogger, type Logger } from '../../electron/core/logger.ts';
 import { createIpcHandler, type IpcSender } from '../../electron/main/ipc-binding.ts';
 import { testEngine } from '../helpers.ts';
 import { deep, hostileString, hostileValue, nearValid, snapshot } from './hostile-values.ts';
@@ -238,7 +238,7 @@ describe('IPC binding: malformed messages from our own window', () => {
     const handle = createIpcHandler({
       service: createQueueService(engine),
       trusted: () => ({ webContentsId: WINDOW_ID, urlPrefix: FOLDER }),
-      logger: recordingLogger().logger,
+      logger: silentLogger,
     });
     const before = snapshot(engine);
     for (const name of ['__proto__', 'constructor', 'toString', 'Enqueue'])

@@ -30,11 +30,13 @@ import { createEngine } from '../../electron/core/engine.ts';
 import { exited, newTaskRow, spawnNode, spawnReady, tempDir, waitFor } from '../helpers.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import {
+  busiestWindow,
   peakOverlap,
   probeHandler,
+  type ProbeLine,
+  readJsonLines,
   readProbeLog,
   runIntervals,
-  type ProbeLine,
 } from '../core/fixtures/probe.ts';
 import { checkFile } from './fixtures/file-checks.ts';
 import { WAL_SIZE_LIMIT } from '../../electron/core/store/sqlite/open.ts';
@@ -84,17 +86,6 @@ interface AttemptRow {
 
 /** The pid inside a worker id (`label@host:pid:random`). */
 const pidOf = (workerId: string) => Number(/:(\d+):[0-9a-f]+$/.exec(workerId)?.[1]);
-
-/** Most claims of one group inside any window of `periodMs` (a start exactly one period later is outside). */
-function busiestWindow(starts: readonly number[], periodMs: number): number {
-  const s = [...starts].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < s.length; i++) {
-    while (s[i]! - s[j]! >= periodMs) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
 
 describe('many processes on one file, workers killed at random', () => {
   it(
@@ -207,8 +198,7 @@ describe('many processes on one file, workers killed at random', () => {
       const wrongAcks: string[] = [];
       let acked = 0;
       for (const [e, ackFile] of acks.entries()) {
-        for (const line of fs.readFileSync(ackFile, 'utf8').split('\n').filter(Boolean)) {
-          const { from, ids } = JSON.parse(line) as { from: number; ids: number[] };
+        for (const { from, ids } of readJsonLines<{ from: number; ids: number[] }>(ackFile)) {
           ids.forEach((id, i) => {
             if (byId.get(id)?.unique_key !== `e${e}-${from + i}`)
               wrongAcks.push(`e${e}-${from + i} -> ${id}`);

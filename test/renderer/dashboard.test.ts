@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CHROMIUM,
   dashboardSession,
+  go,
   enqueueMany,
   rowNames,
   screenshot,
@@ -23,8 +24,6 @@ import {
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);
 
-const VIEWPORT = { width: 1280, height: 800 };
-
 interface ListedTask {
   id: number;
   name: string;
@@ -32,12 +31,7 @@ interface ListedTask {
 }
 
 describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo serve', () => {
-  const open = dashboardSession(VIEWPORT);
-
-  async function go(page: Page, screen: 'Overview' | 'Tasks' | 'Failures' | 'Groups' | 'Settings') {
-    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: screen }).click();
-    await page.waitForFunction((title) => document.title === title, `Semaforo — ${screen}`);
-  }
+  const open = dashboardSession();
 
   const count = (page: Page, label: string) => page.getByTestId(`count-${label}`);
 

@@ -14,10 +14,10 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { outputOf, type ProcessOutput } from '../process-output.ts';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BIN = path.join(ROOT, 'bin/semaforo.js');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = path.join(ROOT, 'bin/semaforo.js');
 export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -26,14 +26,14 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
-export const SCREENSHOTS = path.join(ROOT, 'test-results/screenshots');
+const SCREENSHOTS = path.join(ROOT, 'test-results/screenshots');
 const DIST_INDEX = path.join(ROOT, 'dist/renderer/index.html');
 const BUILD_LOCK = path.join(ROOT, 'dist/.renderer-build.lock');
 
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
 
-export function tempDir(): string {
+function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'semaforo-e2e-'));
   dirs.push(dir);
   return dir;
@@ -43,7 +43,7 @@ function env(db: string): NodeJS.ProcessEnv {
   return { ...process.env, SEMAFORO_HOME: path.dirname(db), SEMAFORO_DB: db, NO_COLOR: '1' };
 }
 
-export type CliResult = ProcessOutput;
+type CliResult = ProcessOutput;
 
 /** `semaforo --db DB ARGS` in its own process, as a script or cron job would run it. */
 export function semaforo(db: string, args: readonly string[], stdin = ''): Promise<CliResult> {
@@ -94,7 +94,7 @@ export interface Served {
 }
 
 /** `semaforo serve --port 0` on `db`; resolves once it printed its Dashboard line. */
-export async function serve(db: string, extra: readonly string[] = []): Promise<Served> {
+async function serve(db: string, extra: readonly string[] = []): Promise<Served> {
   const child = track(
     spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', ...extra], { env: env(db) }),
   );
@@ -130,7 +130,7 @@ export function work(db: string): { stop(): Promise<void> } {
   return { stop: () => stopChild(child) };
 }
 
-export async function cleanUp(): Promise<void> {
+async function cleanUp(): Promise<void> {
   await Promise.all([...children].map(stopChild));
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 }
@@ -197,7 +197,7 @@ async function withBuildLock<T>(run: () => Promise<T>): Promise<T> {
  * Builds dist/renderer when it is missing or older than the renderer's (or shared/) sources. Test
  * files call this in parallel: one builds, the others wait for it and then find the build fresh.
  */
-export async function ensureRendererBuilt(): Promise<'fresh' | 'built'> {
+async function ensureRendererBuilt(): Promise<'fresh' | 'built'> {
   if (isFresh()) return 'fresh';
   return withBuildLock(async () => {
     if (isFresh()) return 'fresh';
@@ -275,7 +275,7 @@ export interface OpenedDashboard {
  * context and `serve` per test, both closed after it, and a script error in the page fails the
  * test even when its assertions passed. Call inside `describe`.
  */
-export function dashboardSession(viewport = { width: 1280, height: 800 }) {
+export function dashboardSession() {
   let browser: Browser | null = null;
   let context: BrowserContext | null = null;
   let server: Served | null = null;
@@ -302,12 +302,12 @@ export function dashboardSession(viewport = { width: 1280, height: 800 }) {
 
   /** A fresh queue file (`before` may fill it), `serve` on it, and a page with the dashboard open. */
   return async function open(
-    options: { before?: (db: string) => Promise<void>; viewport?: typeof viewport } = {},
+    options: { before?: (db: string) => Promise<void> } = {},
   ): Promise<OpenedDashboard> {
     const db = path.join(tempDir(), 'queue.db');
     await options.before?.(db);
     server = await serve(db);
-    context = await browser!.newContext({ viewport: options.viewport ?? viewport });
+    context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     page.setDefaultTimeout(10_000); // a missing element fails the test with its name, not a test timeout
     page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -315,4 +315,13 @@ export function dashboardSession(viewport = { width: 1280, height: 800 }) {
     await page.getByRole('navigation', { name: 'Screens' }).waitFor();
     return { db, page, server };
   };
+}
+
+/** Opens one of the dashboard's screens from its navigation and waits until it is shown. */
+export async function go(
+  page: Page,
+  screen: 'Overview' | 'Tasks' | 'Failures' | 'Groups' | 'Settings' | 'Schedules',
+): Promise<void> {
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: screen }).click();
+  await page.waitForFunction((title) => document.title === title, `Semaforo — ${screen}`);
 }

@@ -14,7 +14,7 @@ import {
   scheduleFormFrom,
 } from '../../renderer/state/schedule-form.ts';
 import { EMPTY_FORM } from '../../renderer/state/task-form.ts';
-import { apiCall, CHROMIUM, dashboardSession, screenshot } from './harness.ts';
+import { apiCall, CHROMIUM, dashboardSession, go, screenshot } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);
@@ -98,8 +98,7 @@ describe.skipIf(!hasChromium)('Schedules screen in headless Chromium against sem
   /** A fresh queue, `serve` on it, and the dashboard open on the Schedules screen. */
   async function open() {
     const { page, server } = await openDashboard();
-    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Schedules' }).click();
-    await page.waitForFunction(() => document.title === 'Semaforo — Schedules');
+    await go(page, 'Schedules');
     return { page, server };
   }
 

@@ -2,6 +2,7 @@
  * HTTP clients for the server tests: a plain request for what browsers send, and a raw socket for
  * what attackers send (bytes node's own client refuses to write, slow trickles, endless bodies).
  */
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 
@@ -119,4 +120,23 @@ export async function rawRequest(port: number, text: string | Buffer): Promise<R
   } finally {
     c.socket.destroy();
   }
+}
+
+/**
+ * The port and token from the first line `semaforo serve` prints
+ * (`Dashboard: http://127.0.0.1:PORT/#token=…`); fails if the line is anything else or it exits.
+ */
+export function dashboardOf(child: ChildProcess): Promise<{ port: number; token: string }> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (!out.includes('\n')) return;
+      const line = out.split('\n')[0]!;
+      const m = /^Dashboard: http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]{64})$/.exec(line);
+      if (m) resolve({ port: Number(m[1]), token: m[2]! });
+      else reject(new Error(`unexpected first line from serve: ${line}`));
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
 }

@@ -8,7 +8,7 @@ import { resolveStatic } from '../../electron/server/static-files.ts';
 import { TOKEN_FILE } from '../../electron/server/token.ts';
 import { spawnNode, tempDir, testEngine, waitFor } from '../helpers.ts';
 import { BIN } from '../cli/cli-helpers.ts';
-import { request } from './http-client.ts';
+import { dashboardOf, request } from './http-client.ts';
 
 const servers: RunningServer[] = [];
 afterEach(async () => {
@@ -217,25 +217,16 @@ describe('semaforo serve as a process', () => {
   it('prints the dashboard URL with its token as the first line, and stops cleanly on SIGTERM', async () => {
     const dir = tempDir();
     const child = spawnNode([BIN, '--db', path.join(dir, 'queue.db'), 'serve', '--port', '0']);
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (out.includes('\n')) resolve(out.split('\n')[0]!);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-    });
-    const m = /^Dashboard: http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]{64})$/.exec(line);
-    expect(m).not.toBeNull();
+    const { port, token: printed } = await dashboardOf(child);
     const token = fs.readFileSync(path.join(dir, TOKEN_FILE), 'utf8').trim();
-    expect(m![2]).toBe(token);
-    const r = await request(Number(m![1]), {
+    expect(printed).toBe(token);
+    const r = await request(port, {
       method: 'POST',
       path: '/api/stats',
       headers: {
         authorization: `Bearer ${token}`,
         'content-type': 'application/json',
-        host: `127.0.0.1:${m![1]}`,
+        host: `127.0.0.1:${port}`,
       },
       body: 'null',
     });
