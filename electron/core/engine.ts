@@ -207,10 +207,9 @@ export function createEngine(options: EngineOptions): Engine {
     return list.map((id, i) => parseInput(taskIdSchema, id, `${field}[${i}]`));
   };
 
-  const toNewTask = (spec: unknown, prefix: string): NewTask => {
+  const toNewTask = (spec: unknown, prefix: string, now: number): NewTask => {
     const s = parseInput(taskSpecSchema, spec, prefix);
     const payload = registry.parsePayload(s.kind, s.payload, prefix);
-    const now = clock.now();
     return {
       kind: s.kind,
       name: s.name ?? s.kind,
@@ -299,7 +298,8 @@ export function createEngine(options: EngineOptions): Engine {
     registry,
     store,
     enqueue(spec) {
-      const [r] = store.enqueue([toNewTask(spec, '')], clock.now());
+      const now = clock.now();
+      const [r] = store.enqueue([toNewTask(spec, '', now)], now);
       changed([r!.task.id]);
       return r!;
     },
@@ -312,8 +312,9 @@ export function createEngine(options: EngineOptions): Engine {
         ]);
       }
       // Validate all first: one bad spec writes nothing.
-      const tasks = specs.map((s, i) => toNewTask(s, `tasks[${i}]`));
-      const out = store.enqueue(tasks, clock.now());
+      const now = clock.now();
+      const tasks = specs.map((s, i) => toNewTask(s, `tasks[${i}]`, now));
+      const out = store.enqueue(tasks, now);
       changed(out.map((r) => r.task.id));
       return out;
     },

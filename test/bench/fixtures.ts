@@ -54,6 +54,9 @@ export async function semaforoFile(dir: string, name: string, o: SemaforoFileOpt
     const n = Math.min(BATCH, ready - i);
     e.enqueueMany(Array.from({ length: n }, () => ({ ...spec, group: groups[k++ % groups.length] })));
   }
+  // A read moves the enqueued rows from the inbox into tasks (see inbox.ts): the file is then as
+  // a queue that a worker has seen holds it, and the measured worker does not pay for the move.
+  e.stats(0);
   await e.close();
   checkpoint(file);
   return file;
@@ -71,7 +74,7 @@ export function semaforoBackground(file: string, n: number): void {
     db.prepare(
       `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < @n)
        INSERT INTO tasks (kind, name, group_name, priority, payload, status, attempts, max_attempts,
-         run_at, created_at, started_at, finished_at, error, result)
+         run_at, created_at, started_at, finished_at, error, result, inserted_by)
        SELECT 'sleep', 'report ' || (i % 977), 'default', 5, '{"ms":0}',
          CASE i % 8 WHEN 5 THEN 'failed' WHEN 6 THEN 'cancelled' WHEN 7 THEN 'pending' ELSE 'done' END,
          CASE WHEN i % 8 IN (6, 7) THEN 0 ELSE 1 END, 3,
@@ -80,14 +83,16 @@ export function semaforoBackground(file: string, n: number): void {
          CASE WHEN i % 8 IN (6, 7) THEN NULL ELSE @t0 + i END,
          CASE WHEN i % 8 = 7 THEN NULL ELSE @t0 + i + 1 END,
          CASE i % 8 WHEN 5 THEN 'boom' WHEN 6 THEN 'cancelled by the user' ELSE NULL END,
-         CASE WHEN i % 8 < 5 THEN 'null' ELSE NULL END
+         CASE WHEN i % 8 < 5 THEN 'null' ELSE NULL END, 1
        FROM c`,
     ).run({ n, now, t0: now - 7 * 86400_000 });
     // Rows written by SQL bypass the store, which keeps the per-group counters: rebuild them.
     db.exec(
       `INSERT OR IGNORE INTO groups (name) SELECT DISTINCT group_name FROM tasks;
        DELETE FROM counts;
-       INSERT INTO counts (group_name, status, n) SELECT group_name, status, count(*) FROM tasks GROUP BY 1, 2`,
+       INSERT INTO counts (group_name, status, n) SELECT group_name, status, count(*) FROM tasks GROUP BY 1, 2;
+       -- and they took ids the inbox would hand out again: move its sequence past them
+       INSERT INTO inbox (id, n, tasks, created_at) SELECT max(id), 0, NULL, 0 FROM tasks`,
     );
     db.exec(
       `INSERT INTO history (task_id, type, attempt, started_at, ended_at, outcome, error, worker)

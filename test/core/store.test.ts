@@ -120,23 +120,6 @@ describe('store', () => {
     expect(task.payload).toEqual(engine.getTask(task.id).payload);
   });
 
-  it('still counts the rows of an older Semaforo inserting into the upgraded file', () => {
-    const engine = testEngine();
-    engine.enqueue({ kind: 'sleep', group: 'new', payload: { ms: 0 } });
-    // What schema-5 code ran, with its trigger now gone: an INSERT that knows no `counted`.
-    (engine.store as SqliteTaskStore).db
-      .prepare(
-        `INSERT INTO tasks (kind, name, group_name, priority, payload, status, max_attempts, run_at,
-           created_at) VALUES ('sleep', 'old', 'legacy', 5, '{"ms":0}', 'pending', 3, 0, 0)`,
-      )
-      .run();
-    const groups = engine.stats(0).groups.map((g) => [g.name, g.counts.pending]);
-    expect(groups).toEqual([
-      ['legacy', 1],
-      ['new', 1],
-    ]);
-  });
-
   it('dedupes unique keys inside one batch and against the file, keeping the batch order', () => {
     const engine = testEngine();
     const held = engine.enqueue({ kind: 'sleep', unique: 'k1', payload: { ms: 0 } }).task;

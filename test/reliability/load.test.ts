@@ -21,6 +21,7 @@ import { exited, tempDir, testEngine, waitFor } from '../helpers.ts';
 import { cli, freshDb, json, startCli } from '../cli/cli-helpers.ts';
 import { checkFile } from './fixtures/file-checks.ts';
 import { WAL_SIZE_LIMIT } from '../../electron/core/store/sqlite/open.ts';
+import type { Stats } from '../../shared/domain.ts';
 
 const TASKS = 100_000;
 const EARLY = 10_000;
@@ -157,6 +158,8 @@ describe.skipIf(process.platform !== 'linux')('load through the CLI', () => {
     // The same load again reuses the freed pages instead of growing the file.
     const again = await cli(['enqueue', '--stdin'], { db, stdin: specLines('b') });
     expect(again.code, again.stderr).toBe(0);
+    // The enqueue appended them to the inbox; a reader moves them into tasks (inbox.ts).
+    expect(json<Stats>(await cli(['--json', 'stats'], { db })).counts.pending).toBe(TASKS);
     const reopened = new Database(db, { readonly: true });
     const refilled = reopened.pragma('page_count', { simple: true }) as number;
     reopened.close();
@@ -173,6 +176,7 @@ describe('the WAL after a huge transaction', () => {
     const wal = `${file}-wal`;
     const engine = testEngine({ file });
     engine.enqueueMany(Array.from({ length: 60_000 }, () => ({ kind: 'sleep', payload: { ms: 0 } })));
+    engine.stats(0); // moves them from the inbox into tasks: one transaction of some 10 MB
     expect(sizeOf(wal)).toBeGreaterThan(WAL_SIZE_LIMIT);
     await waitFor(() => {
       engine.enqueue({ kind: 'sleep', payload: { ms: 0 } });

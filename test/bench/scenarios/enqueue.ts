@@ -44,13 +44,24 @@ export const enqueue: Scenario = {
           pick(r2, 'rate'),
           atLeastRatio('plainjob', 1.2),
         ),
+        makeRow(`one at a time, until moved into tasks (info)`, 'tasks/s', 'higher', {
+          semaforo: pick({ semaforo: r1.semaforo }, 'withMove').semaforo ?? [],
+          plainjob: pick(r1, 'rate').plainjob ?? [],
+        }),
+        makeRow(`batches, until moved into tasks (info)`, 'tasks/s', 'higher', {
+          semaforo: pick({ semaforo: r2.semaforo }, 'withMove').semaforo ?? [],
+          plainjob: pick(r2, 'rate').plainjob ?? [],
+        }),
       ],
       checks: [],
       notes: [
         'Semaforo: engine.enqueue / engine.enqueueMany (validated; default durability "results": ' +
           "an enqueue commit is not fsynced, like plainjob's, and survives any process crash). " +
           'plainjob: queue.add / queue.addMany (synchronous=NORMAL, its own setting). ' +
-          'BullMQ: await queue.add / queue.addBulk, Redis without persistence.',
+          'BullMQ: await queue.add / queue.addBulk, Redis without persistence. ' +
+          'An enqueue appends one row to the inbox; the next write transaction of any process ' +
+          "(a worker's claim, an operator action, a read) moves it into the tasks table. The " +
+          '"until moved" rows add the time of that move, made here by one read after the last enqueue.',
       ],
     };
   },

@@ -32,9 +32,19 @@ export class Commits {
   private readAt = -Infinity;
   /** The synchronous level of the last transaction begun here (what its commit waits for). */
   lastLevel: Level;
+  private readonly transaction: Transaction<(body: () => unknown) => unknown>;
 
-  constructor(db: Database, neverWait: boolean, monotonic: () => number = () => performance.now()) {
+  constructor(
+    db: Database,
+    neverWait: boolean,
+    onBegin: () => void = () => {},
+    monotonic: () => number = () => performance.now(),
+  ) {
     this.db = db;
+    this.transaction = db.transaction((body: () => unknown) => {
+      onBegin();
+      return body();
+    });
     this.neverWait = neverWait;
     this.clock = monotonic;
     this.readSetting = db.prepare('SELECT durability FROM settings WHERE id = 1');
@@ -43,14 +53,27 @@ export class Commits {
     this.apply(this.level);
   }
 
-  /** Runs `tx` as one BEGIN IMMEDIATE transaction committed as `kind` says. */
-  run<A extends unknown[], R>(kind: CommitKind, tx: Transaction<(...args: A) => R>, ...args: A): R {
-    // Nested in another transaction (a schedule firing enqueues): the outer commit decides.
+  /**
+   * Runs `body` as one BEGIN IMMEDIATE transaction committed as `kind` says, after `onBegin`
+   * (the store moves waiting enqueues in first: see inbox.ts). Nested in another transaction (a
+   * schedule firing enqueues), it is a savepoint and the outer commit decides.
+   */
+  run<R>(kind: CommitKind, body: () => R): R {
+    this.prepare(kind);
+    return this.transaction.immediate(body) as R;
+  }
+
+  /** Runs `body`, one statement that commits on its own (no BEGIN), as `kind` says. */
+  statement<R>(kind: CommitKind, body: () => R): R {
+    this.prepare(kind);
+    return body();
+  }
+
+  private prepare(kind: CommitKind): void {
     if (!this.neverWait && !this.db.inTransaction) {
       this.use(kind === 'durable' ? 'FULL' : this.relaxedLevel());
       this.lastLevel = this.level;
     }
-    return tx.immediate(...args);
   }
 
   /** This process changed the setting: use it from the next commit on. */

@@ -242,6 +242,39 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 7,
+    description: 'an inbox that takes an enqueue as one appended row',
+    up: (db) => {
+      db.exec(`
+        -- An enqueue appends one row here (one statement, one page in the WAL, however many
+        -- tasks it holds) instead of writing each task into tasks, two of its indexes and the
+        -- counters; the next write transaction of any process moves it into tasks (inbox.ts).
+        -- A row holds the tasks id - n + 1 .. id, so ids are handed out here: new rows take
+        -- max(id) + n, and once moved the newest row stays behind (n = 0, tasks NULL) to keep
+        -- that sequence above every id ever used, also after tasks are purged.
+        CREATE TABLE inbox (
+          id INTEGER PRIMARY KEY,
+          n INTEGER NOT NULL CHECK (n >= 0),
+          -- JSON: one array per task (inbox.ts encodes and checks it); NULL once moved
+          tasks TEXT,
+          created_at INTEGER NOT NULL
+        );
+        INSERT INTO inbox (id, n, tasks, created_at)
+          SELECT coalesce(max(id), 0), 0, NULL, 0 FROM tasks;
+
+        -- Writers of an older version insert into tasks with ids of their own, which the inbox
+        -- would hand out again: refuse them with a message rather than let ids collide. A
+        -- version-6 writer names the renamed column and fails when its statement is prepared
+        -- again; older ones leave it NULL and meet the trigger.
+        DROP TRIGGER tasks_after_legacy_insert;
+        ALTER TABLE tasks RENAME COLUMN counted TO inserted_by;
+        CREATE TRIGGER tasks_insert_guard BEFORE INSERT ON tasks WHEN NEW.inserted_by IS NULL BEGIN
+          SELECT RAISE(ABORT, 'this queue file was upgraded by a newer Semaforo: restart this process with the new version (nothing was written)');
+        END;
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -37,7 +37,7 @@ export interface TaskRow {
   reserved_host: string | null;
   schedule_id: number | null;
   scheduled_for: number | null;
-  counted: number | null;
+  inserted_by: number | null;
 }
 
 export interface HistoryRow {

@@ -182,24 +182,24 @@ export class SqliteScheduleStore implements ScheduleStore {
   create(s: NewSchedule, now: number): StoredSchedule {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         if (this.st.byName.get(s.name)) throw new ConflictError(`schedule "${s.name}" already exists`);
         const { id } = this.st.insert.get(...this.args(s), now, now)!;
         return toSchedule(this.st.byId.get(id)!);
-      }),
+      },
     );
   }
 
   replace(name: string, s: NewSchedule, now: number): StoredSchedule {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         const old = this.row(name);
         if (s.name !== name && this.st.byName.get(s.name))
           throw new ConflictError(`schedule "${s.name}" already exists`);
         this.st.replace.run(...this.args(s), now, old.id);
         return toSchedule(this.st.byId.get(old.id)!);
-      }),
+      },
     );
   }
 
@@ -215,18 +215,18 @@ export class SqliteScheduleStore implements ScheduleStore {
   setEnabled(name: string, enabled: boolean, nextDueAt: number | null, now: number): StoredSchedule {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         const r = this.row(name);
         this.st.setEnabled.run(enabled ? 1 : 0, nextDueAt, now, r.id);
         return toSchedule(this.st.byId.get(r.id)!);
-      }),
+      },
     );
   }
 
   remove(name: string): boolean {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => this.st.remove.run(name).changes === 1),
+      () => this.st.remove.run(name).changes === 1,
     );
   }
 
@@ -250,12 +250,12 @@ export class SqliteScheduleStore implements ScheduleStore {
   runNow(name: string, now: number): { taskId: number; created: boolean } {
     return this.commits.run(
       'relaxed',
-      this.db.transaction(() => {
+      () => {
         const s = toSchedule(this.row(name));
         const [r] = this.enqueue([{ ...this.taskFor(s, null, now), runAt: now }], now);
         this.st.enqueued.run(null, now, r!.task.id, s.id);
         return { taskId: r!.task.id, created: r!.created };
-      }),
+      },
     );
   }
 
@@ -265,7 +265,7 @@ export class SqliteScheduleStore implements ScheduleStore {
   ): FireResult {
     return this.commits.run(
       'relaxed',
-      this.db.transaction((): FireResult => {
+      (): FireResult => {
         const taskIds: number[] = [];
         const rows = this.st.due.all(now);
         for (const row of rows) {
@@ -301,7 +301,7 @@ export class SqliteScheduleStore implements ScheduleStore {
           }
         }
         return { taskIds, schedules: rows.length };
-      }),
+      },
     );
   }
 

@@ -1,4 +1,4 @@
-import type { Database, Statement, Transaction } from 'better-sqlite3';
+import Database, { type Statement } from 'better-sqlite3';
 import {
   emptyCounts,
   FINISHED_STATUSES,
@@ -30,6 +30,7 @@ import { openDatabase, type OpenOptions } from './open.ts';
 import { SqliteScheduleStore } from './schedule-store.ts';
 import { Commits } from './commits.ts';
 import { TaskInserter } from './insert-tasks.ts';
+import { Inbox } from './inbox.ts';
 import { newTaskRecord, toHistory, toTask, type HistoryRow, type TaskRow } from './rows.ts';
 
 const FINISHED = new Set<string>(FINISHED_STATUSES);
@@ -55,31 +56,56 @@ function readGroupList(text: string | null): string[] | null {
 
 /** The SQLite implementation of the engine's TaskStore: one file, shared by every process. */
 export class SqliteTaskStore implements TaskStore {
-  readonly db: Database;
+  readonly db: Database.Database;
   private readonly claimSql: ClaimStatements;
   private readonly st: ReturnType<typeof prepare>;
   private readonly inserter: TaskInserter;
+  private readonly inbox: Inbox;
   /** what each commit waits for (see commits.ts) */
   readonly commits: Commits;
-  private readonly tickTx: Transaction<(input: TickInput) => TickOutput>;
-  private readonly enqueueTx: Transaction<(tasks: readonly NewTask[], now: number) => EnqueueResult[]>;
   readonly schedules: SqliteScheduleStore;
 
   constructor(file: string, options: OpenOptions = {}) {
     this.db = openDatabase(file, options);
-    this.commits = new Commits(this.db, options.durability === 'normal');
     this.claimSql = new ClaimStatements(this.db);
     this.st = prepare(this.db);
     this.inserter = new TaskInserter(this.db);
-    this.tickTx = this.db.transaction((input: TickInput) => this.tickInTransaction(input));
-    this.enqueueTx = this.db.transaction((tasks: readonly NewTask[], now: number) =>
-      this.insertNew(tasks, now),
-    );
+    this.inbox = new Inbox(this.db, this.inserter);
+    // Every write transaction first moves the waiting enqueues in (see inbox.ts).
+    this.commits = new Commits(this.db, options.durability === 'normal', () => this.inbox.moveAll());
     this.schedules = new SqliteScheduleStore(this.db, this.commits, (tasks, now) => this.enqueue(tasks, now));
   }
 
+  /**
+   * Plain tasks go into the inbox with one statement. A unique key must be checked against the
+   * tasks already there, and a schedule's due time is unique too: those are moved in at once,
+   * inside a transaction.
+   */
   enqueue(tasks: readonly NewTask[], now: number): EnqueueResult[] {
-    return this.commits.run('relaxed', this.enqueueTx, tasks, now);
+    if (tasks.length === 0) return [];
+    if (tasks.some((t) => t.unique !== null || (t.schedule ?? null) !== null))
+      return this.commits.run('relaxed', () => this.insertNew(tasks, now));
+    const first = this.commits.statement('relaxed', () => this.inbox.add(tasks, now));
+    return tasks.map((t, i) => ({ task: newTaskRecord(first + i, t, now), created: true }));
+  }
+
+  /**
+   * Moves waiting enqueues in before a read, so what it shows includes them; only when some
+   * wait. A file this process cannot write (read-only, a full disk) leaves them in the inbox,
+   * safe for the next process that can: the read then names where to find them too (the
+   * inbox's view), or null when every task is in `tasks`.
+   */
+  private takeInWaiting(): string | null {
+    if (this.db.inTransaction || !this.inbox.waiting()) return null;
+    if (!this.db.readonly) {
+      try {
+        this.commits.run('relaxed', () => {});
+        return null;
+      } catch (err) {
+        if (!(err instanceof Database.SqliteError)) throw err;
+      }
+    }
+    return this.inbox.waitingView();
   }
 
   /**
@@ -111,9 +137,12 @@ export class SqliteTaskStore implements TaskStore {
       fresh.push(t);
       freshAt.push(i);
     }
-    const ids = this.inserter.insert(fresh, now);
-    for (let k = 0; k < fresh.length; k++) {
-      out[freshAt[k]!] = { task: newTaskRecord(ids[k]!, fresh[k]!, now), created: true };
+    if (fresh.length > 0) {
+      const first = this.inbox.add(fresh, now);
+      this.inbox.moveAll();
+      for (let k = 0; k < fresh.length; k++) {
+        out[freshAt[k]!] = { task: newTaskRecord(first + k, fresh[k]!, now), created: true };
+      }
     }
     for (const [at, holder] of repeats) out[at] = { task: out[holder]!.task, created: false };
     return out;
@@ -122,7 +151,9 @@ export class SqliteTaskStore implements TaskStore {
   tick(input: TickInput): TickOutput {
     // Results are reported once this returns, so a tick with results waits for the disk; a claim
     // alone need not: lost in a power cut, the task is simply still pending.
-    return this.commits.run(input.finishes.length > 0 ? 'durable' : 'relaxed', this.tickTx, input);
+    return this.commits.run(input.finishes.length > 0 ? 'durable' : 'relaxed', () =>
+      this.tickInTransaction(input),
+    );
   }
 
   private tickInTransaction(input: TickInput): TickOutput {
@@ -175,7 +206,7 @@ export class SqliteTaskStore implements TaskStore {
   ): RenewResult {
     return this.commits.run(
       'relaxed',
-      this.db.transaction((): RenewResult => {
+      (): RenewResult => {
         // Reapers see a renewal only as a change of the owner's latest lease, so it must change,
         // even when the wall clock stood still or stepped back onto the same millisecond.
         const latest = this.st.latestLease.get(worker.id)?.latest ?? null;
@@ -185,7 +216,7 @@ export class SqliteTaskStore implements TaskStore {
         const lost = runningIds.filter((id) => !held.has(id));
         const cancelRequested = runningIds.filter((id) => held.get(id) === true);
         return { lost, cancelRequested };
-      }),
+      },
     );
   }
 
@@ -196,6 +227,7 @@ export class SqliteTaskStore implements TaskStore {
    * clock). `now` only stamps what is written.
    */
   reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): number[] {
+    this.takeInWaiting(); // a reserved task of a process now gone may still wait in the inbox
     // Cheap read first: the usual answer is "nothing to do" and needs no write lock.
     const lost = this.st.runningOwners.all().filter((o) => {
       if (o.lease_owner === null) return false;
@@ -213,7 +245,7 @@ export class SqliteTaskStore implements TaskStore {
     if (lost.length === 0 && deadReservers.length === 0) return [];
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         const orphans = deadReservers.flatMap((r) =>
           this.st.cancelOrphans
             .all({
@@ -245,14 +277,14 @@ export class SqliteTaskStore implements TaskStore {
           this.st.closeRunningAttempts.run(now, 'lost', why, r.id);
         }
         return [...done, ...orphans];
-      }),
+      },
     );
   }
 
   releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[] {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         const released: number[] = [];
         for (const id of taskIds) {
           if (this.st.release.run(now, id, worker.id).changes === 1) {
@@ -266,23 +298,23 @@ export class SqliteTaskStore implements TaskStore {
           }
         }
         return released;
-      }),
+      },
     );
   }
 
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void {
     this.commits.run(
       'relaxed',
-      this.db.transaction(() => {
+      () => {
         for (const [id, p] of updates) this.st.progress.run(p, id, worker.id);
-      }),
+      },
     );
   }
 
   retry(ids: readonly number[], now: number): number[] {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         const out: number[] = [];
         for (const id of ids) {
           const row = this.st.get.get(id);
@@ -298,14 +330,14 @@ export class SqliteTaskStore implements TaskStore {
           out.push(id);
         }
         return out;
-      }),
+      },
     );
   }
 
   retryFailed(filter: RetryFilter, now: number): number[] {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         const ids = this.st.failedIds
           .all({ group: filter.group ?? null, kind: filter.kind ?? null })
           .map((r) => r.id);
@@ -314,14 +346,14 @@ export class SqliteTaskStore implements TaskStore {
           this.st.action.run(id, 0, now, now, 'retried', null);
         }
         return ids;
-      }),
+      },
     );
   }
 
   cancel(ids: readonly number[], now: number): { cancelled: number[]; requested: number[] } {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         const cancelled: number[] = [];
         const requested: number[] = [];
         for (const id of ids) {
@@ -339,14 +371,14 @@ export class SqliteTaskStore implements TaskStore {
           }
         }
         return { cancelled, requested };
-      }),
+      },
     );
   }
 
   remove(ids: readonly number[]): number[] {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         const out: number[] = [];
         for (const id of ids) {
           const row = this.st.get.get(id);
@@ -358,26 +390,26 @@ export class SqliteTaskStore implements TaskStore {
           out.push(id);
         }
         return out;
-      }),
+      },
     );
   }
 
   setPriority(id: number, priority: number, now: number): Task {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         const row = this.st.setPriority.get(priority, id);
         if (!row) throw new NotFoundError(`task ${id} does not exist`);
         this.st.action.run(id, row.attempts, now, now, 'priority', `priority set to ${priority}`);
         return toTask(row);
-      }),
+      },
     );
   }
 
   updateGroup(name: string, update: GroupUpdate): GroupInfo {
     this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         this.st.ensureGroup.run(name);
         if (update.concurrency !== undefined) this.st.groupConcurrency.run(update.concurrency, name);
         if (update.rate !== undefined) {
@@ -385,7 +417,7 @@ export class SqliteTaskStore implements TaskStore {
           if (update.rate === null) this.st.clearStarts.run(name);
         }
         if (update.paused !== undefined) this.st.groupPaused.run(update.paused ? 1 : 0, name);
-      }),
+      },
     );
     return this.stats(Date.now(), 0).groups.find((g) => g.name === name)!;
   }
@@ -393,7 +425,7 @@ export class SqliteTaskStore implements TaskStore {
   updateSettings(update: SettingsUpdate): QueueSettings {
     this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         if (update.globalConcurrency !== undefined) this.st.setGlobal.run(update.globalConcurrency);
         if (update.paused !== undefined) this.st.setPaused.run(update.paused ? 1 : 0);
         if (update.retentionDays !== undefined) this.st.setRetention.run(update.retentionDays);
@@ -405,7 +437,7 @@ export class SqliteTaskStore implements TaskStore {
         }
         if (update.failureWebhook !== undefined) this.st.setWebhook.run(update.failureWebhook);
         if (update.durability !== undefined) this.st.setDurability.run(update.durability);
-      }),
+      },
     );
     if (update.durability !== undefined) this.commits.queueDurabilityChanged(update.durability);
     return this.settings();
@@ -414,20 +446,27 @@ export class SqliteTaskStore implements TaskStore {
   purgeFinished(before: number): number {
     return this.commits.run(
       'durable',
-      this.db.transaction(() => {
+      () => {
         this.st.purgeHistory.run(before);
         return this.st.purgeTasks.run(before).changes;
-      }),
+      },
     );
   }
 
   getTask(id: number): TaskWithHistory | null {
-    const row = this.st.get.get(id);
+    const waiting = this.takeInWaiting();
+    const row =
+      this.st.get.get(id) ??
+      (waiting === null
+        ? undefined
+        : this.db.prepare<[number], TaskRow>(`SELECT * FROM ${waiting} WHERE id = ?`).get(id));
     if (!row) return null;
     return { ...toTask(row), history: this.st.history.all(id).map(toHistory) };
   }
 
   listTasks(q: ListQuery): TaskPage {
+    const waiting = this.takeInWaiting();
+    const from = waiting === null ? 'tasks' : `(SELECT * FROM main.tasks UNION ALL SELECT * FROM ${waiting})`;
     const where: string[] = [];
     const params: (string | number)[] = [];
     if (q.status && q.status.length > 0) {
@@ -457,11 +496,11 @@ export class SqliteTaskStore implements TaskStore {
     const offset = q.offset ?? 0;
     const rows = this.db
       .prepare<(string | number)[], TaskRow>(
-        `SELECT * FROM tasks ${clause} ORDER BY ${col} ${order}, id ${order} LIMIT ? OFFSET ?`,
+        `SELECT * FROM ${from} ${clause} ORDER BY ${col} ${order}, id ${order} LIMIT ? OFFSET ?`,
       )
       .all(...params, limit, offset);
     const total = this.db
-      .prepare<(string | number)[], { n: number }>(`SELECT count(*) AS n FROM tasks ${clause}`)
+      .prepare<(string | number)[], { n: number }>(`SELECT count(*) AS n FROM ${from} ${clause}`)
       .get(...params)!.n;
     return { tasks: rows.map(toTask), total };
   }
@@ -483,6 +522,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   stats(now: number, recentFailures: number): Stats {
+    const waiting = this.takeInWaiting();
     const counts = emptyCounts();
     const byGroup = new Map<string, GroupInfo>();
     for (const g of this.st.groups.all()) {
@@ -503,7 +543,30 @@ export class SqliteTaskStore implements TaskStore {
         rateUsed,
       });
     }
-    for (const c of this.st.counts.all()) {
+    const counted = this.st.counts.all();
+    if (waiting !== null) {
+      const rows = this.db
+        .prepare<[], { group_name: string; n: number }>(
+          `SELECT group_name, count(*) AS n FROM ${waiting} GROUP BY group_name`,
+        )
+        .all();
+      for (const r of rows) {
+        counted.push({ group_name: r.group_name, status: 'pending', n: r.n });
+        // a group first named by a waiting task has no row yet: no limits, not paused
+        if (!byGroup.has(r.group_name)) {
+          byGroup.set(r.group_name, {
+            name: r.group_name,
+            concurrency: null,
+            rate: null,
+            paused: false,
+            blockedUntil: null,
+            counts: emptyCounts(),
+            rateUsed: 0,
+          });
+        }
+      }
+    }
+    for (const c of counted) {
       if (!(c.status in counts)) continue;
       const status = c.status as TaskStatus;
       counts[status] += c.n;
@@ -571,7 +634,7 @@ interface OwnedParams {
   now: number;
 }
 
-function prepare(db: Database) {
+function prepare(db: Database.Database) {
   const p = <P extends unknown[] | object, R = unknown>(sql: string): Statement<P, R> =>
     db.prepare<P, R>(sql);
   return {

@@ -1,0 +1,33 @@
+/** checkJson (shared/json.ts): what a payload may be, and the message naming where it is not. */
+import { describe, expect, it } from 'vitest';
+import { checkJson } from '../../shared/json.ts';
+
+const limits = { maxDepth: 4, maxBytes: 64 };
+
+describe('checkJson', () => {
+  it('accepts plain JSON and returns its text; holes in arrays are written as null', () => {
+    // eslint-disable-next-line no-sparse-arrays
+    expect(checkJson({ a: [1, , 'x'], b: null, c: Object.create(null) }, limits)).toEqual({
+      ok: true,
+      text: '{"a":[1,null,"x"],"b":null,"c":{}}',
+    });
+  });
+
+  class Point {
+    x = 1;
+  }
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+
+  it.each([
+    [{ a: { b: Number.NaN } }, 'must be JSON: NaN is not allowed at a.b'],
+    [{ list: [1, undefined] }, 'must be JSON: a undefined is not allowed at list[1]'],
+    [{ f: () => 1 }, 'must be JSON: a function is not allowed at f'],
+    [{ p: new Point() }, 'must be JSON: a class instance is not allowed at p'],
+    [cyclic, 'must be JSON: it contains a cycle at self'],
+    [{ a: { b: { c: { d: {} } } } }, 'is nested deeper than 4 levels at a.b.c.d'],
+    [{ s: 'x'.repeat(100) }, 'is 108 bytes as JSON; the limit is 64'],
+  ])('refuses %j: %s', (value, message) => {
+    expect(checkJson(value, limits)).toEqual({ ok: false, message });
+  });
+});
