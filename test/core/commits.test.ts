@@ -94,7 +94,12 @@ describe('commit durability', () => {
     const other = openStore(file);
     try {
       let now = 0;
-      const commits = new Commits(mine.db, false, () => {}, () => now);
+      const commits = new Commits(
+        mine.db,
+        false,
+        () => {},
+        () => now,
+      );
       const enqueueTx = mine.db.transaction(() => undefined);
       commits.run('relaxed', enqueueTx);
       expect(commits.lastLevel).toBe('NORMAL');

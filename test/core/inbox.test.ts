@@ -65,7 +65,14 @@ describe('the inbox', () => {
     expect(reader.listTasks({ status: ['pending'] }).total).toBe(3);
 
     // A claim in the writer's connection sees them as well, in id order.
-    const { claimed } = writer.tick({ now: () => 20, worker, leaseMs: 1000, claimMax: 10, finishes: [], reservedOnly: false });
+    const { claimed } = writer.tick({
+      now: () => 20,
+      worker,
+      leaseMs: 1000,
+      claimMax: 10,
+      finishes: [],
+      reservedOnly: false,
+    });
     expect(claimed.map((c) => c.task.id)).toEqual([1, 2, 3]);
     writer.close();
     reader.close();
@@ -86,7 +93,9 @@ describe('the inbox', () => {
     expect(columns('waiting_tasks')).toEqual([]); // made only when needed
     const listed = reader.listTasks({ sort: 'createdAt', order: 'asc' });
     expect(listed.total).toBe(2);
-    expect(listed.tasks.map((t) => [t.id, t.name, t.group, t.priority, t.timeout, t.status, t.createdAt])).toEqual([
+    expect(
+      listed.tasks.map((t) => [t.id, t.name, t.group, t.priority, t.timeout, t.status, t.createdAt]),
+    ).toEqual([
       [1, 'a', 'new', 5, 5000, 'pending', 10],
       [2, 'b', 'default', 2, null, 'pending', 11],
     ]);
@@ -144,10 +153,12 @@ describe('the inbox', () => {
     const store = openStore(path.join(tempDir(), 'q.db'));
     store.enqueue([newTaskRow()], 1); // id 1
     // A row as a hand edit or a damaged disk might leave it: three tasks, unreadable text.
-    store.db.prepare("INSERT INTO inbox (id, n, tasks, created_at) VALUES (4, 3, '[[\"sleep\"', 7)").run();
+    store.db.prepare('INSERT INTO inbox (id, n, tasks, created_at) VALUES (4, 3, \'[["sleep"\', 7)').run();
     store.db
       .prepare('INSERT INTO inbox (id, n, tasks, created_at) VALUES (5, 1, ?, 8)')
-      .run(JSON.stringify([['sleep', 'x', 'default', 12, '{}', 3, 0, null, null, null, null, null, null, null]]));
+      .run(
+        JSON.stringify([['sleep', 'x', 'default', 12, '{}', 3, 0, null, null, null, null, null, null, null]]),
+      );
     const after = store.enqueue([newTaskRow({ name: 'after' })], 9)[0]!.task.id;
     expect(after).toBe(6);
 

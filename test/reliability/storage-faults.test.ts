@@ -485,7 +485,10 @@ describe('read-only', () => {
           () => worker.lines.some((l) => l.text === `semaforo work: ${db} can be written now; dispatching`),
           'the worker dispatching',
         );
-        await waitFor(() => rows(db).every((r) => r.status === 'done'), 'the waiting tasks done');
+        await waitFor(() => {
+          const r = rows(db);
+          return r.length === 3 && r.every((t) => t.status === 'done');
+        }, 'the waiting tasks done');
         ok(await run(['enqueue', '--name', 'r4', '--kind', 'sleep', '--payload', '{"ms":0}'], { db, as }));
         await waitFor(() => rows(db).filter((r) => r.status === 'done').length === 4, 'a new task done too');
         worker.child.kill('SIGTERM');
@@ -555,7 +558,10 @@ describe('the database file lost under a running worker', () => {
     ok(await run(['enqueue', '--stdin'], { db, stdin: ['old1', 'old2'].map(sleep).join('\n') }));
     const worker = start(['work'], { db });
     // Done by the worker: those writes sit in its -wal, not yet in the main file.
-    await waitFor(() => rows(db).every((r) => r.status === 'done'), 'the old tasks done');
+    await waitFor(() => {
+      const r = rows(db);
+      return r.length === 2 && r.every((t) => t.status === 'done');
+    }, 'the old tasks done');
 
     fs.renameSync(backup, db);
     expect(await exitOf(worker)).toBe(1);

@@ -82,7 +82,8 @@ export class Inbox {
         : this.append.run({ n: tasks.length, tasks: encode(tasks), now });
     const last = Number(lastInsertRowid);
     // Past 2^53 ids lose precision as numbers: refuse rather than return wrong ids.
-    if (last > Number.MAX_SAFE_INTEGER) throw new Error('task ids have run past 2^53; this queue file cannot take more tasks');
+    if (last > Number.MAX_SAFE_INTEGER)
+      throw new Error('task ids have run past 2^53; this queue file cannot take more tasks');
     return last - tasks.length + 1;
   }
 
@@ -132,7 +133,7 @@ export class Inbox {
 }
 
 function encode(tasks: readonly NewTask[]): string {
-  const out = new Array<(Stored[number])[]>(tasks.length);
+  const out = new Array<Stored[number][]>(tasks.length);
   for (let i = 0; i < tasks.length; i++) {
     const t = tasks[i]!;
     out[i] = [
@@ -164,7 +165,10 @@ const REQUIRED = 7;
 const isText = (v: unknown): v is string => typeof v === 'string';
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const orNull = <T>(check: (v: unknown) => v is T) => (v: unknown): v is T | null => v === null || check(v);
+const orNull =
+  <T>(check: (v: unknown) => v is T) =>
+  (v: unknown): v is T | null =>
+    v === null || check(v);
 const FIELDS: readonly [name: string, check: (v: unknown) => boolean][] = [
   ['kind', isText],
   ['name', isText],

@@ -51,7 +51,8 @@ export class TaskInserter {
       const statement = this.byRows.get(size)!;
       while (tasks.length - at >= size) {
         const params = new Array<unknown>(size * PARAMS_PER_ROW);
-        for (let i = 0; i < size; i++) bind(params, i * PARAMS_PER_ROW, first + at + i, tasks[at + i]!, createdAt);
+        for (let i = 0; i < size; i++)
+          bind(params, i * PARAMS_PER_ROW, first + at + i, tasks[at + i]!, createdAt);
         const { changes } = statement.run(params);
         if (changes !== size) throw new Error(`inserted ${changes} of ${size} task rows`);
         at += size;

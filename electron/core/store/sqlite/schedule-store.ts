@@ -180,27 +180,21 @@ export class SqliteScheduleStore implements ScheduleStore {
   }
 
   create(s: NewSchedule, now: number): StoredSchedule {
-    return this.commits.run(
-      'durable',
-      () => {
-        if (this.st.byName.get(s.name)) throw new ConflictError(`schedule "${s.name}" already exists`);
-        const { id } = this.st.insert.get(...this.args(s), now, now)!;
-        return toSchedule(this.st.byId.get(id)!);
-      },
-    );
+    return this.commits.run('durable', () => {
+      if (this.st.byName.get(s.name)) throw new ConflictError(`schedule "${s.name}" already exists`);
+      const { id } = this.st.insert.get(...this.args(s), now, now)!;
+      return toSchedule(this.st.byId.get(id)!);
+    });
   }
 
   replace(name: string, s: NewSchedule, now: number): StoredSchedule {
-    return this.commits.run(
-      'durable',
-      () => {
-        const old = this.row(name);
-        if (s.name !== name && this.st.byName.get(s.name))
-          throw new ConflictError(`schedule "${s.name}" already exists`);
-        this.st.replace.run(...this.args(s), now, old.id);
-        return toSchedule(this.st.byId.get(old.id)!);
-      },
-    );
+    return this.commits.run('durable', () => {
+      const old = this.row(name);
+      if (s.name !== name && this.st.byName.get(s.name))
+        throw new ConflictError(`schedule "${s.name}" already exists`);
+      this.st.replace.run(...this.args(s), now, old.id);
+      return toSchedule(this.st.byId.get(old.id)!);
+    });
   }
 
   get(name: string): StoredSchedule | null {
@@ -213,21 +207,15 @@ export class SqliteScheduleStore implements ScheduleStore {
   }
 
   setEnabled(name: string, enabled: boolean, nextDueAt: number | null, now: number): StoredSchedule {
-    return this.commits.run(
-      'durable',
-      () => {
-        const r = this.row(name);
-        this.st.setEnabled.run(enabled ? 1 : 0, nextDueAt, now, r.id);
-        return toSchedule(this.st.byId.get(r.id)!);
-      },
-    );
+    return this.commits.run('durable', () => {
+      const r = this.row(name);
+      this.st.setEnabled.run(enabled ? 1 : 0, nextDueAt, now, r.id);
+      return toSchedule(this.st.byId.get(r.id)!);
+    });
   }
 
   remove(name: string): boolean {
-    return this.commits.run(
-      'durable',
-      () => this.st.remove.run(name).changes === 1,
-    );
+    return this.commits.run('durable', () => this.st.remove.run(name).changes === 1);
   }
 
   private taskFor(s: StoredSchedule, dueAt: number | null, now: number): NewTask {
@@ -248,61 +236,55 @@ export class SqliteScheduleStore implements ScheduleStore {
   }
 
   runNow(name: string, now: number): { taskId: number; created: boolean } {
-    return this.commits.run(
-      'relaxed',
-      () => {
-        const s = toSchedule(this.row(name));
-        const [r] = this.enqueue([{ ...this.taskFor(s, null, now), runAt: now }], now);
-        this.st.enqueued.run(null, now, r!.task.id, s.id);
-        return { taskId: r!.task.id, created: r!.created };
-      },
-    );
+    return this.commits.run('relaxed', () => {
+      const s = toSchedule(this.row(name));
+      const [r] = this.enqueue([{ ...this.taskFor(s, null, now), runAt: now }], now);
+      this.st.enqueued.run(null, now, r!.task.id, s.id);
+      return { taskId: r!.task.id, created: r!.created };
+    });
   }
 
   fireDue(
     now: number,
     plan: (s: DueSchedule & { id: number }, previousRunActive: boolean) => FirePlan,
   ): FireResult {
-    return this.commits.run(
-      'relaxed',
-      (): FireResult => {
-        const taskIds: number[] = [];
-        const rows = this.st.due.all(now);
-        for (const row of rows) {
-          let s: StoredSchedule;
+    return this.commits.run('relaxed', (): FireResult => {
+      const taskIds: number[] = [];
+      const rows = this.st.due.all(now);
+      for (const row of rows) {
+        let s: StoredSchedule;
+        try {
+          s = toSchedule(row);
+        } catch {
+          // A damaged row cannot enqueue anything; park it instead of retrying it every second.
+          this.st.setEnabled.run(0, null, now, row.id);
+          continue;
+        }
+        const active = this.st.active.get(s.id)!.n > 0;
+        const p = plan(
+          {
+            id: s.id,
+            recurrence: recurrenceOf(s, row.next_due_at!),
+            nextDueAt: row.next_due_at!,
+            missed: s.missed,
+            overlap: s.overlap,
+          },
+          active,
+        );
+        this.st.advance.run(p.nextDueAt, p.droppedMissed, p.skippedOverlap, now, s.id);
+        for (const dueAt of p.fire) {
           try {
-            s = toSchedule(row);
-          } catch {
-            // A damaged row cannot enqueue anything; park it instead of retrying it every second.
-            this.st.setEnabled.run(0, null, now, row.id);
-            continue;
-          }
-          const active = this.st.active.get(s.id)!.n > 0;
-          const p = plan(
-            {
-              id: s.id,
-              recurrence: recurrenceOf(s, row.next_due_at!),
-              nextDueAt: row.next_due_at!,
-              missed: s.missed,
-              overlap: s.overlap,
-            },
-            active,
-          );
-          this.st.advance.run(p.nextDueAt, p.droppedMissed, p.skippedOverlap, now, s.id);
-          for (const dueAt of p.fire) {
-            try {
-              const [r] = this.enqueue([this.taskFor(s, dueAt, now)], now);
-              taskIds.push(r!.task.id);
-              this.st.enqueued.run(dueAt, now, r!.task.id, s.id);
-            } catch (err) {
-              // The unique (schedule, due time) index: this due time already has its task.
-              if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw err;
-            }
+            const [r] = this.enqueue([this.taskFor(s, dueAt, now)], now);
+            taskIds.push(r!.task.id);
+            this.st.enqueued.run(dueAt, now, r!.task.id, s.id);
+          } catch (err) {
+            // The unique (schedule, due time) index: this due time already has its task.
+            if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw err;
           }
         }
-        return { taskIds, schedules: rows.length };
-      },
-    );
+      }
+      return { taskIds, schedules: rows.length };
+    });
   }
 
   nextDue(): { name: string; dueAt: number } | null {

@@ -204,20 +204,17 @@ export class SqliteTaskStore implements TaskStore {
     now: number,
     leaseMs: number,
   ): RenewResult {
-    return this.commits.run(
-      'relaxed',
-      (): RenewResult => {
-        // Reapers see a renewal only as a change of the owner's latest lease, so it must change,
-        // even when the wall clock stood still or stepped back onto the same millisecond.
-        const latest = this.st.latestLease.get(worker.id)?.latest ?? null;
-        const until = now + leaseMs === latest ? latest + 1 : now + leaseMs;
-        this.st.renew.run(until, worker.id);
-        const held = new Map(this.st.ownedBy.all(worker.id).map((r) => [r.id, r.cancel_requested === 1]));
-        const lost = runningIds.filter((id) => !held.has(id));
-        const cancelRequested = runningIds.filter((id) => held.get(id) === true);
-        return { lost, cancelRequested };
-      },
-    );
+    return this.commits.run('relaxed', (): RenewResult => {
+      // Reapers see a renewal only as a change of the owner's latest lease, so it must change,
+      // even when the wall clock stood still or stepped back onto the same millisecond.
+      const latest = this.st.latestLease.get(worker.id)?.latest ?? null;
+      const until = now + leaseMs === latest ? latest + 1 : now + leaseMs;
+      this.st.renew.run(until, worker.id);
+      const held = new Map(this.st.ownedBy.all(worker.id).map((r) => [r.id, r.cancel_requested === 1]));
+      const lost = runningIds.filter((id) => !held.has(id));
+      const cancelRequested = runningIds.filter((id) => held.get(id) === true);
+      return { lost, cancelRequested };
+    });
   }
 
   /**
@@ -243,214 +240,181 @@ export class SqliteTaskStore implements TaskStore {
       .all()
       .filter((r) => isLost({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
     if (lost.length === 0 && deadReservers.length === 0) return [];
-    return this.commits.run(
-      'durable',
-      () => {
-        const orphans = deadReservers.flatMap((r) =>
-          this.st.cancelOrphans
-            .all({
-              now,
-              why: `the semaforo run process that was waiting for it (pid ${r.reserved_pid}) ended`,
-              owner: r.reserved_for,
-            })
-            .map((o) => o.id),
-        );
-        // An owner that renewed since the read above is alive after all: leave it be.
-        const rows = lost.flatMap((o) =>
-          this.st.latestLease.get(o.lease_owner!)?.latest === o.latest
-            ? this.st.runningOf.all(o.lease_owner!)
-            : [],
-        );
-        const done = new Set<number>();
-        for (const r of rows) {
-          if (done.has(r.id)) continue;
-          done.add(r.id);
-          const why = r.cancel_requested
-            ? 'cancelled while its worker was gone'
-            : `lease lost: worker ${r.lease_owner} stopped renewing (process ended or hung)`;
-          const to: TaskStatus = r.cancel_requested
-            ? 'cancelled'
-            : r.attempts >= r.max_attempts
-              ? 'failed'
-              : 'pending';
-          this.st.requeueLost.run({ to, why, now, id: r.id });
-          this.st.closeRunningAttempts.run(now, 'lost', why, r.id);
-        }
-        return [...done, ...orphans];
-      },
-    );
+    return this.commits.run('durable', () => {
+      const orphans = deadReservers.flatMap((r) =>
+        this.st.cancelOrphans
+          .all({
+            now,
+            why: `the semaforo run process that was waiting for it (pid ${r.reserved_pid}) ended`,
+            owner: r.reserved_for,
+          })
+          .map((o) => o.id),
+      );
+      // An owner that renewed since the read above is alive after all: leave it be.
+      const rows = lost.flatMap((o) =>
+        this.st.latestLease.get(o.lease_owner!)?.latest === o.latest
+          ? this.st.runningOf.all(o.lease_owner!)
+          : [],
+      );
+      const done = new Set<number>();
+      for (const r of rows) {
+        if (done.has(r.id)) continue;
+        done.add(r.id);
+        const why = r.cancel_requested
+          ? 'cancelled while its worker was gone'
+          : `lease lost: worker ${r.lease_owner} stopped renewing (process ended or hung)`;
+        const to: TaskStatus = r.cancel_requested
+          ? 'cancelled'
+          : r.attempts >= r.max_attempts
+            ? 'failed'
+            : 'pending';
+        this.st.requeueLost.run({ to, why, now, id: r.id });
+        this.st.closeRunningAttempts.run(now, 'lost', why, r.id);
+      }
+      return [...done, ...orphans];
+    });
   }
 
   releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[] {
-    return this.commits.run(
-      'durable',
-      () => {
-        const released: number[] = [];
-        for (const id of taskIds) {
-          if (this.st.release.run(now, id, worker.id).changes === 1) {
-            this.st.closeRunningAttempts.run(
-              now,
-              'released',
-              'worker shut down before it finished; not counted',
-              id,
-            );
-            released.push(id);
-          }
+    return this.commits.run('durable', () => {
+      const released: number[] = [];
+      for (const id of taskIds) {
+        if (this.st.release.run(now, id, worker.id).changes === 1) {
+          this.st.closeRunningAttempts.run(
+            now,
+            'released',
+            'worker shut down before it finished; not counted',
+            id,
+          );
+          released.push(id);
         }
-        return released;
-      },
-    );
+      }
+      return released;
+    });
   }
 
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void {
-    this.commits.run(
-      'relaxed',
-      () => {
-        for (const [id, p] of updates) this.st.progress.run(p, id, worker.id);
-      },
-    );
+    this.commits.run('relaxed', () => {
+      for (const [id, p] of updates) this.st.progress.run(p, id, worker.id);
+    });
   }
 
   retry(ids: readonly number[], now: number): number[] {
-    return this.commits.run(
-      'durable',
-      () => {
-        const out: number[] = [];
-        for (const id of ids) {
-          const row = this.st.get.get(id);
-          if (!row) throw new NotFoundError(`task ${id} does not exist`);
-          if (row.status === 'pending') continue;
-          if (!['failed', 'cancelled', 'retrying'].includes(row.status)) {
-            throw new ConflictError(
-              `task ${id} is ${row.status}; only failed, cancelled or retrying tasks can be retried`,
-            );
-          }
-          this.st.retry.run(now, id);
-          this.st.action.run(id, row.attempts, now, now, 'retried', null);
-          out.push(id);
+    return this.commits.run('durable', () => {
+      const out: number[] = [];
+      for (const id of ids) {
+        const row = this.st.get.get(id);
+        if (!row) throw new NotFoundError(`task ${id} does not exist`);
+        if (row.status === 'pending') continue;
+        if (!['failed', 'cancelled', 'retrying'].includes(row.status)) {
+          throw new ConflictError(
+            `task ${id} is ${row.status}; only failed, cancelled or retrying tasks can be retried`,
+          );
         }
-        return out;
-      },
-    );
+        this.st.retry.run(now, id);
+        this.st.action.run(id, row.attempts, now, now, 'retried', null);
+        out.push(id);
+      }
+      return out;
+    });
   }
 
   retryFailed(filter: RetryFilter, now: number): number[] {
-    return this.commits.run(
-      'durable',
-      () => {
-        const ids = this.st.failedIds
-          .all({ group: filter.group ?? null, kind: filter.kind ?? null })
-          .map((r) => r.id);
-        for (const id of ids) {
-          this.st.retry.run(now, id);
-          this.st.action.run(id, 0, now, now, 'retried', null);
-        }
-        return ids;
-      },
-    );
+    return this.commits.run('durable', () => {
+      const ids = this.st.failedIds
+        .all({ group: filter.group ?? null, kind: filter.kind ?? null })
+        .map((r) => r.id);
+      for (const id of ids) {
+        this.st.retry.run(now, id);
+        this.st.action.run(id, 0, now, now, 'retried', null);
+      }
+      return ids;
+    });
   }
 
   cancel(ids: readonly number[], now: number): { cancelled: number[]; requested: number[] } {
-    return this.commits.run(
-      'durable',
-      () => {
-        const cancelled: number[] = [];
-        const requested: number[] = [];
-        for (const id of ids) {
-          const row = this.st.get.get(id);
-          if (!row) throw new NotFoundError(`task ${id} does not exist`);
-          if (row.status === 'pending' || row.status === 'retrying') {
-            this.st.cancelWaiting.run(now, id);
-            this.st.action.run(id, row.attempts, now, now, 'cancelled', 'cancelled by the user');
-            cancelled.push(id);
-          } else if (row.status === 'running') {
-            // The worker running it aborts the handler and writes `cancelled` once it has stopped,
-            // so the slot stays taken until the work really ended.
-            this.st.requestCancel.run(id);
-            requested.push(id);
-          }
+    return this.commits.run('durable', () => {
+      const cancelled: number[] = [];
+      const requested: number[] = [];
+      for (const id of ids) {
+        const row = this.st.get.get(id);
+        if (!row) throw new NotFoundError(`task ${id} does not exist`);
+        if (row.status === 'pending' || row.status === 'retrying') {
+          this.st.cancelWaiting.run(now, id);
+          this.st.action.run(id, row.attempts, now, now, 'cancelled', 'cancelled by the user');
+          cancelled.push(id);
+        } else if (row.status === 'running') {
+          // The worker running it aborts the handler and writes `cancelled` once it has stopped,
+          // so the slot stays taken until the work really ended.
+          this.st.requestCancel.run(id);
+          requested.push(id);
         }
-        return { cancelled, requested };
-      },
-    );
+      }
+      return { cancelled, requested };
+    });
   }
 
   remove(ids: readonly number[]): number[] {
-    return this.commits.run(
-      'durable',
-      () => {
-        const out: number[] = [];
-        for (const id of ids) {
-          const row = this.st.get.get(id);
-          if (!row) continue;
-          if (row.status === 'running')
-            throw new ConflictError(`task ${id} is running; cancel it before deleting it`);
-          this.st.deleteHistory.run(id);
-          this.st.deleteTask.run(id);
-          out.push(id);
-        }
-        return out;
-      },
-    );
+    return this.commits.run('durable', () => {
+      const out: number[] = [];
+      for (const id of ids) {
+        const row = this.st.get.get(id);
+        if (!row) continue;
+        if (row.status === 'running')
+          throw new ConflictError(`task ${id} is running; cancel it before deleting it`);
+        this.st.deleteHistory.run(id);
+        this.st.deleteTask.run(id);
+        out.push(id);
+      }
+      return out;
+    });
   }
 
   setPriority(id: number, priority: number, now: number): Task {
-    return this.commits.run(
-      'durable',
-      () => {
-        const row = this.st.setPriority.get(priority, id);
-        if (!row) throw new NotFoundError(`task ${id} does not exist`);
-        this.st.action.run(id, row.attempts, now, now, 'priority', `priority set to ${priority}`);
-        return toTask(row);
-      },
-    );
+    return this.commits.run('durable', () => {
+      const row = this.st.setPriority.get(priority, id);
+      if (!row) throw new NotFoundError(`task ${id} does not exist`);
+      this.st.action.run(id, row.attempts, now, now, 'priority', `priority set to ${priority}`);
+      return toTask(row);
+    });
   }
 
   updateGroup(name: string, update: GroupUpdate): GroupInfo {
-    this.commits.run(
-      'durable',
-      () => {
-        this.st.ensureGroup.run(name);
-        if (update.concurrency !== undefined) this.st.groupConcurrency.run(update.concurrency, name);
-        if (update.rate !== undefined) {
-          this.st.groupRate.run(update.rate?.limit ?? null, update.rate?.periodMs ?? null, name);
-          if (update.rate === null) this.st.clearStarts.run(name);
-        }
-        if (update.paused !== undefined) this.st.groupPaused.run(update.paused ? 1 : 0, name);
-      },
-    );
+    this.commits.run('durable', () => {
+      this.st.ensureGroup.run(name);
+      if (update.concurrency !== undefined) this.st.groupConcurrency.run(update.concurrency, name);
+      if (update.rate !== undefined) {
+        this.st.groupRate.run(update.rate?.limit ?? null, update.rate?.periodMs ?? null, name);
+        if (update.rate === null) this.st.clearStarts.run(name);
+      }
+      if (update.paused !== undefined) this.st.groupPaused.run(update.paused ? 1 : 0, name);
+    });
     return this.stats(Date.now(), 0).groups.find((g) => g.name === name)!;
   }
 
   updateSettings(update: SettingsUpdate): QueueSettings {
-    this.commits.run(
-      'durable',
-      () => {
-        if (update.globalConcurrency !== undefined) this.st.setGlobal.run(update.globalConcurrency);
-        if (update.paused !== undefined) this.st.setPaused.run(update.paused ? 1 : 0);
-        if (update.retentionDays !== undefined) this.st.setRetention.run(update.retentionDays);
-        if (update.notifications !== undefined) {
-          const n = update.notifications;
-          if (n.enabled !== undefined) this.st.setNotifyEnabled.run(n.enabled ? 1 : 0);
-          if (n.groups !== undefined)
-            this.st.setNotifyGroups.run(n.groups === null ? null : JSON.stringify(n.groups));
-        }
-        if (update.failureWebhook !== undefined) this.st.setWebhook.run(update.failureWebhook);
-        if (update.durability !== undefined) this.st.setDurability.run(update.durability);
-      },
-    );
+    this.commits.run('durable', () => {
+      if (update.globalConcurrency !== undefined) this.st.setGlobal.run(update.globalConcurrency);
+      if (update.paused !== undefined) this.st.setPaused.run(update.paused ? 1 : 0);
+      if (update.retentionDays !== undefined) this.st.setRetention.run(update.retentionDays);
+      if (update.notifications !== undefined) {
+        const n = update.notifications;
+        if (n.enabled !== undefined) this.st.setNotifyEnabled.run(n.enabled ? 1 : 0);
+        if (n.groups !== undefined)
+          this.st.setNotifyGroups.run(n.groups === null ? null : JSON.stringify(n.groups));
+      }
+      if (update.failureWebhook !== undefined) this.st.setWebhook.run(update.failureWebhook);
+      if (update.durability !== undefined) this.st.setDurability.run(update.durability);
+    });
     if (update.durability !== undefined) this.commits.queueDurabilityChanged(update.durability);
     return this.settings();
   }
 
   purgeFinished(before: number): number {
-    return this.commits.run(
-      'durable',
-      () => {
-        this.st.purgeHistory.run(before);
-        return this.st.purgeTasks.run(before).changes;
-      },
-    );
+    return this.commits.run('durable', () => {
+      this.st.purgeHistory.run(before);
+      return this.st.purgeTasks.run(before).changes;
+    });
   }
 
   getTask(id: number): TaskWithHistory | null {
