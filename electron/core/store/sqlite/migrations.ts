@@ -255,7 +255,8 @@ export const MIGRATIONS: readonly Migration[] = [
         -- that sequence above every id ever used, also after tasks are purged.
         CREATE TABLE inbox (
           id INTEGER PRIMARY KEY,
-          n INTEGER NOT NULL CHECK (n >= 0),
+          -- at most LIMITS.batch (shared/schemas.ts) tasks, as the engine takes in one call
+          n INTEGER NOT NULL CHECK (n BETWEEN 0 AND 100000),
           -- JSON: one array per task (inbox.ts encodes and checks it); NULL once moved
           tasks TEXT,
           created_at INTEGER NOT NULL
