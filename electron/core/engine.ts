@@ -174,7 +174,12 @@ export function createEngine(options: EngineOptions): Engine {
   const translate = (err: unknown): unknown => (file === null ? err : (toStorageError(err, file) ?? err));
   let store: TaskStore;
   try {
-    store = options.store ?? new SqliteTaskStore(file!, options.sqlite);
+    // Once per distinct message: a move that cannot be written is retried every second.
+    let inboxError = '';
+    const onInboxError = (message: string) => {
+      if (message !== inboxError) logger.error((inboxError = message));
+    };
+    store = options.store ?? new SqliteTaskStore(file!, { ...options.sqlite, onInboxError });
   } catch (err) {
     throw translate(err);
   }

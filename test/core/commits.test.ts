@@ -100,15 +100,15 @@ describe('commit durability', () => {
         () => {},
         () => now,
       );
-      const enqueueTx = mine.db.transaction(() => undefined);
-      commits.run('relaxed', enqueueTx);
+      const enqueue = () => undefined;
+      commits.run('relaxed', enqueue);
       expect(commits.lastLevel).toBe('NORMAL');
       other.updateSettings({ durability: 'full' });
       now = 500;
-      commits.run('relaxed', enqueueTx);
+      commits.run('relaxed', enqueue);
       expect(commits.lastLevel).toBe('NORMAL'); // still trusting what it read
       now = 1001;
-      commits.run('relaxed', enqueueTx);
+      commits.run('relaxed', enqueue);
       expect(commits.lastLevel).toBe('FULL');
     } finally {
       mine.close();

@@ -111,9 +111,74 @@ describe('the inbox', () => {
 
     reader.db.exec('DROP TRIGGER temp.read_only');
     expect(reader.listTasks({}).total).toBe(2);
+    expect(writer.listTasks({}).total).toBe(2); // the next process that can write moves them
     expect(waitingRows(writer)).toBe(0);
     writer.close();
     reader.close();
+  });
+
+  it('does not make a read wait for another writer: it shows the waiting tasks through the view', () => {
+    const file = path.join(tempDir(), 'q.db');
+    const writer = openStore(file);
+    // Were the read to wait for the lock, it would wait the whole timeout, as the holder below is
+    // this same thread: the test would time out long before.
+    const reader = new SqliteTaskStore(file, { busyTimeoutMs: 60_000 });
+    writer.enqueue([newTaskRow({ name: 'a' }), newTaskRow({ name: 'b' })], 1);
+    const holder = new Database(file);
+    holder.exec('BEGIN IMMEDIATE'); // another process's long write transaction
+    try {
+      expect(reader.listTasks({}).tasks.map((t) => t.name)).toEqual(['b', 'a']);
+      expect(reader.stats(0, 0).counts.pending).toBe(2);
+      expect(waitingRows(writer)).toBe(1);
+    } finally {
+      holder.exec('COMMIT');
+      holder.close();
+    }
+    expect(reader.getTask(1)).toMatchObject({ name: 'a' });
+    expect(waitingRows(writer)).toBe(0); // moved once the lock was free
+    expect(reader.db.pragma('busy_timeout', { simple: true })).toBe(60_000);
+    writer.close();
+    reader.close();
+  });
+
+  it('splits a batch too big for one row into several, still consecutive and all or nothing', () => {
+    const store = openStore(path.join(tempDir(), 'q.db'));
+    const big = JSON.stringify({ blob: 'x'.repeat(7 * 1024 * 1024) });
+    const out = store.enqueue(
+      Array.from({ length: 4 }, (_, i) => newTaskRow({ name: `big${i}`, payload: big })),
+      1,
+    );
+    expect(out.map((r) => r.task.id)).toEqual([1, 2, 3, 4]);
+    const rows = store.db.prepare<[], { n: number }>('SELECT n FROM inbox WHERE n > 0 ORDER BY id').all();
+    expect(rows.map((r) => r.n)).toEqual([2, 2]);
+    expect(store.getTask(4)!.name).toBe('big3');
+    expect(store.listTasks({}).total).toBe(4);
+    store.close();
+  });
+
+  it('lets every other write go on when waiting tasks cannot be moved, and says why once', () => {
+    const errors: string[] = [];
+    const store = new SqliteTaskStore(path.join(tempDir(), 'q.db'), { onInboxError: (m) => errors.push(m) });
+    store.enqueue([newTaskRow({ name: 'a' }), newTaskRow({ name: 'b' })], 1);
+    expect(store.listTasks({}).total).toBe(2); // moved: ids 1, 2
+    // A row whose ids were taken meanwhile (a hand edit, a copy of an old file's inbox).
+    store.db.prepare('INSERT INTO inbox (id, n, tasks, created_at) VALUES (3, 2, ?, 5)').run(
+      JSON.stringify([
+        ['sleep', 'x', 'default', 5, '{}', 3, 0],
+        ['sleep', 'y', 'default', 5, '{}', 3, 0],
+      ]),
+    );
+
+    expect(store.cancel([1], 10)).toEqual({ cancelled: [1], requested: [] });
+    store.enqueue([newTaskRow({ name: 'c', unique: 'k' })], 11); // checks and moves in at once
+    expect(store.getTask(1)!.status).toBe('cancelled');
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^cannot move enqueued tasks into the queue yet \(they are safe and shown\): UNIQUE constraint failed/,
+      ),
+    ]);
+    expect(waitingRows(store)).toBe(1);
+    store.close();
   });
 
   it('keeps a task whose enqueuing process was killed right after the enqueue returned', async () => {
@@ -172,7 +237,7 @@ describe('the inbox', () => {
     store.close();
   });
 
-  it('upgrades a version-6 file: ids go on from its tasks, and older writers are refused', () => {
+  it('upgrades a version-6 file: ids go on above every id used, older writers and dispatchers are refused', () => {
     const file = path.join(tempDir(), 'q.db');
     // A file as version 6 left it.
     const v6 = new Database(file);
@@ -187,13 +252,22 @@ describe('the inbox', () => {
     // Rows of an older writer (counted by the version-6 trigger), and a version-6 insert prepared.
     v6.prepare(legacyInsert('')).run();
     v6.prepare(legacyInsert('')).run();
+    // Task 7 ran and was purged; its attempt is still in the history.
+    v6.prepare(
+      "INSERT INTO history (task_id, type, attempt, started_at, outcome) VALUES (7, 'attempt', 1, 0, 'done')",
+    ).run();
     const v6Insert = v6.prepare(legacyInsert(', counted'));
+    const v6Claim = v6.prepare(
+      `SELECT id FROM tasks INDEXED BY tasks_ready
+       WHERE group_name = 'default' AND status IN ('pending', 'retrying') AND reserved_for IS NULL`,
+    );
 
     const store = openStore(file); // migrates to the latest
     expect(store.stats(0, 0).counts.pending).toBe(2);
-    expect(store.enqueue([newTaskRow()], 1)[0]!.task.id).toBe(3);
+    expect(store.enqueue([newTaskRow()], 1)[0]!.task.id).toBe(8); // above every id ever used
 
     expect(() => v6Insert.run()).toThrow(/counted/);
+    expect(() => v6Claim.all()).toThrow(/no such index: tasks_ready/); // its dispatcher stops
     expect(() => v6.prepare(legacyInsert('')).run()).toThrow(
       /upgraded by a newer Semaforo: restart this process with the new version \(nothing was written\)/,
     );

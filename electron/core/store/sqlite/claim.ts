@@ -8,7 +8,7 @@
  *    the `counts` table, kept exact by triggers, so this is O(groups), not O(tasks));
  * 2. per group: not paused, not blocked by a Retry-After, concurrency room, and rate room from the
  *    sliding window of starts in `group_starts`;
- * 3. per group, the best candidates by (priority, run_at, id) from the partial `tasks_ready` index,
+ * 3. per group, the best candidates by (priority, run_at, id) from the partial `tasks_claimable` index,
  *    at most that group's room each, merged across groups in the same order and cut to the
  *    global room.
  * Reading per group keeps a full group from being scanned over and over: a blocked group costs
@@ -71,13 +71,13 @@ export class ClaimStatements {
     // `priority IN (every priority)` makes one bounded range per priority: without it the scan of
     // a priority went on through every task of it delayed into the future.
     this.candidates = db.prepare(
-      `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_ready
+      `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_claimable
        WHERE group_name = ? AND priority IN (${PRIORITIES}) AND status IN ('pending', 'retrying')
          AND reserved_for IS NULL AND run_at <= ?
        ORDER BY priority, run_at, id LIMIT ?`,
     );
     this.reservedCandidates = db.prepare(
-      `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_reserved
+      `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_claimable_reserved
        WHERE reserved_for = ? AND group_name = ? AND priority IN (${PRIORITIES})
          AND status IN ('pending', 'retrying') AND reserved_for IS NOT NULL AND run_at <= ?
        ORDER BY priority, run_at, id LIMIT ?`,
@@ -95,13 +95,13 @@ export class ClaimStatements {
     // The earliest waiting task of a group: the first of each priority's range, ten index seeks.
     this.nextDue = db.prepare(
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
-       SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_ready
+       SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable
          WHERE group_name = ? AND priority = p.v AND status IN ('pending', 'retrying')
            AND reserved_for IS NULL ORDER BY run_at LIMIT 1)) AS at FROM p`,
     );
     this.reservedNextDue = db.prepare(
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
-       SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_reserved
+       SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable_reserved
          WHERE reserved_for = ? AND group_name = ? AND priority = p.v
            AND status IN ('pending', 'retrying') AND reserved_for IS NOT NULL
          ORDER BY run_at LIMIT 1)) AS at FROM p`,

@@ -41,17 +41,18 @@ type Stored = [
 interface InboxRow {
   id: number;
   n: number;
-  tasks: string | null;
   created_at: number;
 }
 
 export class Inbox {
   private readonly append: Statement<{ n: number; tasks: string; now: number }>;
   private readonly appendOne: Statement<[string, number]>;
-  private readonly waitingRows: Statement<[], InboxRow>;
+  private readonly waitingRows: Statement<[number], InboxRow>;
+  private readonly rowText: Statement<[number], { tasks: string | null }>;
   private readonly anyWaiting: Statement<[], { waiting: number }>;
   private readonly dropMoved: Statement<[number]>;
-  private readonly keepLast: Statement<[number]>;
+  private readonly emptyMoved: Statement<[number]>;
+  private readonly dropKeepers: Statement<[]>;
   private readonly inserter: TaskInserter;
   private readonly db: Database;
   private viewMade = false;
@@ -65,26 +66,43 @@ export class Inbox {
     );
     // One task: SQLite's own new rowid is max(id) + 1 already (2 us less than the general form).
     this.appendOne = db.prepare('INSERT INTO inbox (n, tasks, created_at) VALUES (1, ?, ?)');
-    this.waitingRows = db.prepare('SELECT id, n, tasks, created_at FROM inbox WHERE n > 0 ORDER BY id');
+    this.waitingRows = db.prepare('SELECT id, n, created_at FROM inbox WHERE n > 0 AND id >= ? ORDER BY id');
+    this.rowText = db.prepare('SELECT tasks FROM inbox WHERE id = ?');
     this.anyWaiting = db.prepare('SELECT EXISTS (SELECT 1 FROM inbox WHERE n > 0) AS waiting');
-    this.dropMoved = db.prepare('DELETE FROM inbox WHERE id < ?');
-    this.keepLast = db.prepare('UPDATE inbox SET n = 0, tasks = NULL WHERE id = ?');
+    // A moved row goes unless it is the newest of all, which stays emptied to keep the sequence;
+    // so do older emptied rows.
+    this.dropMoved = db.prepare('DELETE FROM inbox WHERE id = ? AND id < (SELECT max(id) FROM inbox)');
+    this.emptyMoved = db.prepare('UPDATE inbox SET n = 0, tasks = NULL WHERE id = ?');
+    this.dropKeepers = db.prepare('DELETE FROM inbox WHERE n = 0 AND id < (SELECT max(id) FROM inbox)');
   }
 
   /**
-   * Appends `tasks` (at least one) as one row and returns the id of the first; the others follow
-   * it. One statement: atomic and committed on its own outside a transaction.
+   * How many rows `tasks` take. Usually one; a batch whose payloads add up to more than
+   * ROW_CHARS is split, so that no row nears V8's string limit or SQLite's value limit, and the
+   * mover parses a bounded amount at a time. More than one row must be appended in one
+   * transaction (the caller's) to stay all or nothing.
    */
+  rowsFor(tasks: readonly NewTask[]): number {
+    return split(tasks).length;
+  }
+
+  /** Appends `tasks` (at least one) and returns the id of the first; the others follow it. */
   add(tasks: readonly NewTask[], now: number): number {
-    const { lastInsertRowid } =
-      tasks.length === 1
-        ? this.appendOne.run(encode(tasks), now)
-        : this.append.run({ n: tasks.length, tasks: encode(tasks), now });
-    const last = Number(lastInsertRowid);
-    // Past 2^53 ids lose precision as numbers: refuse rather than return wrong ids.
-    if (last > Number.MAX_SAFE_INTEGER)
-      throw new Error('task ids have run past 2^53; this queue file cannot take more tasks');
-    return last - tasks.length + 1;
+    const parts = split(tasks);
+    let first = -1;
+    for (const part of parts) {
+      const last = Number(
+        (part.length === 1
+          ? this.appendOne.run(encode(part), now)
+          : this.append.run({ n: part.length, tasks: encode(part), now })
+        ).lastInsertRowid,
+      );
+      // Past 2^53 ids lose precision as numbers: refuse rather than return wrong ids.
+      if (last > Number.MAX_SAFE_INTEGER)
+        throw new Error('task ids have run past 2^53; this queue file cannot take more tasks');
+      if (first < 0) first = last - part.length + 1;
+    }
+    return first;
   }
 
   /** Whether any row waits to be moved (one page read: the inbox is tiny once moved). */
@@ -110,26 +128,54 @@ export class Inbox {
           j.value->>10 AS reserved_pid, j.value->>11 AS reserved_host, j.value->>12 AS schedule_id,
           j.value->>13 AS scheduled_for, 1 AS inserted_by
         FROM main.inbox AS i, json_each(i.tasks) AS j
-        WHERE i.n > 0 AND json_valid(i.tasks) AND json_type(i.tasks) = 'array'`);
+        WHERE i.n > 0 AND json_valid(i.tasks) AND json_type(i.tasks) = 'array'
+          AND json_array_length(i.tasks) = i.n`);
       this.viewMade = true;
     }
     return 'temp.waiting_tasks';
   }
 
-  /** Moves every waiting row into `tasks`; inside the caller's write transaction. */
-  moveAll(): void {
-    const rows = this.waitingRows.all();
+  /**
+   * Moves the waiting rows into `tasks` (those holding ids from `from` on, or all); inside the
+   * caller's write transaction.
+   */
+  moveAll(from = 0): void {
+    const rows = this.waitingRows.all(from);
     if (rows.length === 0) return;
     for (const r of rows) {
       const first = r.id - r.n + 1;
-      const decoded = decode(r.tasks, r.n);
-      if (typeof decoded === 'string') this.inserter.insertUnreadable(first, r.n, r.created_at, decoded);
+      // One row's text at a time: a backlog of big batches is never all in memory at once.
+      const decoded = decode(this.rowText.get(r.id)?.tasks ?? null, r.n);
+      if (typeof decoded === 'string') this.inserter.insertUnreadable(first, r.n, Date.now(), decoded);
       else this.inserter.insert(decoded, first, r.created_at);
     }
-    const last = rows[rows.length - 1]!.id;
-    this.dropMoved.run(last);
-    this.keepLast.run(last);
+    for (const r of rows) this.dropMoved.run(r.id);
+    this.emptyMoved.run(rows[rows.length - 1]!.id); // still there only if it is the newest
+    this.dropKeepers.run();
   }
+}
+
+/** Payload characters per inbox row, past which a batch is split (see rowsFor). */
+const ROW_CHARS = 16 * 1024 * 1024;
+/** What a task adds to its row besides its payload, roughly. */
+const TASK_OVERHEAD_CHARS = 200;
+
+function split(tasks: readonly NewTask[]): (readonly NewTask[])[] {
+  const parts: (readonly NewTask[])[] = [];
+  let from = 0;
+  let chars = 0;
+  for (let i = 0; i < tasks.length; i++) {
+    const t = tasks[i]!;
+    const c = t.payload.length + t.name.length + (t.unique?.length ?? 0) + TASK_OVERHEAD_CHARS;
+    if (i > from && chars + c > ROW_CHARS) {
+      parts.push(tasks.slice(from, i));
+      from = i;
+      chars = 0;
+    }
+    chars += c;
+  }
+  parts.push(from === 0 ? tasks : tasks.slice(from));
+  return parts;
 }
 
 function encode(tasks: readonly NewTask[]): string {

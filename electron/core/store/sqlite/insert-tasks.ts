@@ -67,9 +67,10 @@ export class TaskInserter {
    * Tasks whose stored form could not be read back: written as failed, under their own ids and
    * with the reason, so they show among the failures instead of vanishing.
    */
-  insertUnreadable(first: number, n: number, createdAt: number, reason: string): void {
+  insertUnreadable(first: number, n: number, now: number, reason: string): void {
     const error = `this task's stored form in the queue file could not be read (${reason}); it never ran`;
-    for (let i = 0; i < n; i++) this.addUnreadable.run(first + i, createdAt, createdAt, createdAt, error);
+    // Stamped with the time it is found, not enqueued: retention and the failure notices go by it.
+    for (let i = 0; i < n; i++) this.addUnreadable.run(first + i, now, now, now, error);
     this.count('default', 'failed', n);
   }
 

@@ -261,8 +261,12 @@ export const MIGRATIONS: readonly Migration[] = [
           tasks TEXT,
           created_at INTEGER NOT NULL
         );
+        -- Above every id handed out so far, also of tasks since purged that history, a schedule
+        -- or a log may still name.
         INSERT INTO inbox (id, n, tasks, created_at)
-          SELECT coalesce(max(id), 0), 0, NULL, 0 FROM tasks;
+          SELECT max(coalesce((SELECT max(id) FROM tasks), 0),
+                     coalesce((SELECT max(task_id) FROM history), 0),
+                     coalesce((SELECT max(last_task_id) FROM schedules), 0)), 0, NULL, 0;
 
         -- Writers of an older version insert into tasks with ids of their own, which the inbox
         -- would hand out again: refuse them with a message rather than let ids collide. A
@@ -273,6 +277,15 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE TRIGGER tasks_insert_guard BEFORE INSERT ON tasks WHEN NEW.inserted_by IS NULL BEGIN
           SELECT RAISE(ABORT, 'this queue file was upgraded by a newer Semaforo: restart this process with the new version (nothing was written)');
         END;
+        -- An older dispatcher would go on claiming from tasks and never see what waits in the
+        -- inbox: its claims name these indexes, so under new names they fail (with an error in its
+        -- log) until it is restarted with this version.
+        DROP INDEX tasks_ready;
+        DROP INDEX tasks_reserved;
+        CREATE INDEX tasks_claimable ON tasks (group_name, priority, run_at, id)
+          WHERE status IN ('pending', 'retrying') AND reserved_for IS NULL;
+        CREATE INDEX tasks_claimable_reserved ON tasks (reserved_for, group_name, priority, run_at, id)
+          WHERE status IN ('pending', 'retrying') AND reserved_for IS NOT NULL;
       `);
     },
   },

@@ -1,4 +1,4 @@
-import Database, { type Statement } from 'better-sqlite3';
+import Database, { type Statement, type Transaction } from 'better-sqlite3';
 import {
   emptyCounts,
   FINISHED_STATUSES,
@@ -54,6 +54,14 @@ function readGroupList(text: string | null): string[] | null {
   }
 }
 
+export interface StoreOptions extends OpenOptions {
+  /** Told when waiting enqueues cannot be moved into tasks (a full disk, a damaged inbox row). */
+  onInboxError?: (message: string) => void;
+}
+
+/** After a move into tasks failed, the writes of the next this many ms go on without trying again. */
+const MOVE_RETRY_MS = 1000;
+
 /** The SQLite implementation of the engine's TaskStore: one file, shared by every process. */
 export class SqliteTaskStore implements TaskStore {
   readonly db: Database.Database;
@@ -64,15 +72,23 @@ export class SqliteTaskStore implements TaskStore {
   /** what each commit waits for (see commits.ts) */
   readonly commits: Commits;
   readonly schedules: SqliteScheduleStore;
+  private readonly busyTimeoutMs: number;
+  private readonly moveInTx: Transaction<() => void>;
+  private readonly onInboxError: (message: string) => void;
+  /** performance.now() before which a move that failed is not tried again */
+  private moveRetryAt = 0;
 
-  constructor(file: string, options: OpenOptions = {}) {
+  constructor(file: string, options: StoreOptions = {}) {
     this.db = openDatabase(file, options);
+    this.busyTimeoutMs = this.db.pragma('busy_timeout', { simple: true }) as number;
     this.claimSql = new ClaimStatements(this.db);
     this.st = prepare(this.db);
     this.inserter = new TaskInserter(this.db);
     this.inbox = new Inbox(this.db, this.inserter);
+    this.onInboxError = options.onInboxError ?? (() => {});
+    this.moveInTx = this.db.transaction(() => this.inbox.moveAll());
     // Every write transaction first moves the waiting enqueues in (see inbox.ts).
-    this.commits = new Commits(this.db, options.durability === 'normal', () => this.inbox.moveAll());
+    this.commits = new Commits(this.db, options.durability === 'normal', () => this.moveWaiting());
     this.schedules = new SqliteScheduleStore(this.db, this.commits, (tasks, now) => this.enqueue(tasks, now));
   }
 
@@ -85,8 +101,33 @@ export class SqliteTaskStore implements TaskStore {
     if (tasks.length === 0) return [];
     if (tasks.some((t) => t.unique !== null || (t.schedule ?? null) !== null))
       return this.commits.run('relaxed', () => this.insertNew(tasks, now));
-    const first = this.commits.statement('relaxed', () => this.inbox.add(tasks, now));
+    const append = () => this.inbox.add(tasks, now);
+    // A batch too big for one row takes several: one transaction keeps it all or nothing.
+    const first =
+      this.inbox.rowsFor(tasks) === 1
+        ? this.commits.statement('relaxed', append)
+        : this.commits.run('relaxed', append);
     return tasks.map((t, i) => ({ task: newTaskRecord(first + i, t, now), created: true }));
+  }
+
+  /**
+   * Moves the waiting enqueues in at the start of a write transaction, as a savepoint of its
+   * own: a move that cannot be written (a full disk, a damaged row) must not stop the tick that
+   * carries results, nor the purge that would free space. Tried again after MOVE_RETRY_MS.
+   */
+  private moveWaiting(): void {
+    if (performance.now() < this.moveRetryAt || !this.inbox.waiting()) return;
+    try {
+      this.moveInTx();
+    } catch (err) {
+      // SQLite may have rolled the whole transaction back (on a full disk it can): then the
+      // caller's transaction is gone and must fail too, not go on statement by statement.
+      if (!(err instanceof Database.SqliteError) || !this.db.inTransaction) throw err;
+      this.moveRetryAt = performance.now() + MOVE_RETRY_MS;
+      this.onInboxError(
+        `cannot move enqueued tasks into the queue yet (they are safe and shown): ${err.message}`,
+      );
+    }
   }
 
   /**
@@ -98,11 +139,16 @@ export class SqliteTaskStore implements TaskStore {
   private takeInWaiting(): string | null {
     if (this.db.inTransaction || !this.inbox.waiting()) return null;
     if (!this.db.readonly) {
+      // A read never waits for another process's write (WAL readers do not): if one holds the
+      // write lock now, the waiting tasks are read through the view and moved by the next write.
+      this.db.pragma('busy_timeout = 0');
       try {
         this.commits.run('relaxed', () => {});
-        return null;
+        if (!this.inbox.waiting()) return null;
       } catch (err) {
         if (!(err instanceof Database.SqliteError)) throw err;
+      } finally {
+        this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
       }
     }
     return this.inbox.waitingView();
@@ -139,7 +185,8 @@ export class SqliteTaskStore implements TaskStore {
     }
     if (fresh.length > 0) {
       const first = this.inbox.add(fresh, now);
-      this.inbox.moveAll();
+      // Only these: an older row that cannot be moved now must not fail this enqueue.
+      this.inbox.moveAll(first);
       for (let k = 0; k < fresh.length; k++) {
         out[freshAt[k]!] = { task: newTaskRecord(first + k, fresh[k]!, now), created: true };
       }
@@ -419,13 +466,23 @@ export class SqliteTaskStore implements TaskStore {
 
   getTask(id: number): TaskWithHistory | null {
     const waiting = this.takeInWaiting();
-    const row =
-      this.st.get.get(id) ??
-      (waiting === null
-        ? undefined
-        : this.db.prepare<[number], TaskRow>(`SELECT * FROM ${waiting} WHERE id = ?`).get(id));
-    if (!row) return null;
-    return { ...toTask(row), history: this.st.history.all(id).map(toHistory) };
+    return this.readAsOne(waiting, () => {
+      const row =
+        this.st.get.get(id) ??
+        (waiting === null
+          ? undefined
+          : this.db.prepare<[number], TaskRow>(`SELECT * FROM ${waiting} WHERE id = ?`).get(id));
+      if (!row) return null;
+      return { ...toTask(row), history: this.st.history.all(id).map(toHistory) };
+    });
+  }
+
+  /**
+   * A read of tasks and the inbox's view in one snapshot: between two separate statements
+   * another process could move a task from one to the other, and it would be in neither.
+   */
+  private readAsOne<R>(waiting: string | null, read: () => R): R {
+    return waiting === null || this.db.inTransaction ? read() : this.db.transaction(read).deferred();
   }
 
   listTasks(q: ListQuery): TaskPage {
@@ -458,15 +515,17 @@ export class SqliteTaskStore implements TaskStore {
     const order = q.order ?? 'desc';
     const limit = q.limit ?? 100;
     const offset = q.offset ?? 0;
-    const rows = this.db
-      .prepare<(string | number)[], TaskRow>(
-        `SELECT * FROM ${from} ${clause} ORDER BY ${col} ${order}, id ${order} LIMIT ? OFFSET ?`,
-      )
-      .all(...params, limit, offset);
-    const total = this.db
-      .prepare<(string | number)[], { n: number }>(`SELECT count(*) AS n FROM ${from} ${clause}`)
-      .get(...params)!.n;
-    return { tasks: rows.map(toTask), total };
+    return this.readAsOne(waiting, () => {
+      const rows = this.db
+        .prepare<(string | number)[], TaskRow>(
+          `SELECT * FROM ${from} ${clause} ORDER BY ${col} ${order}, id ${order} LIMIT ? OFFSET ?`,
+        )
+        .all(...params, limit, offset);
+      const total = this.db
+        .prepare<(string | number)[], { n: number }>(`SELECT count(*) AS n FROM ${from} ${clause}`)
+        .get(...params)!.n;
+      return { tasks: rows.map(toTask), total };
+    });
   }
 
   settings(): QueueSettings {
@@ -487,6 +546,10 @@ export class SqliteTaskStore implements TaskStore {
 
   stats(now: number, recentFailures: number): Stats {
     const waiting = this.takeInWaiting();
+    return this.readAsOne(waiting, () => this.statsOf(waiting, now, recentFailures));
+  }
+
+  private statsOf(waiting: string | null, now: number, recentFailures: number): Stats {
     const counts = emptyCounts();
     const byGroup = new Map<string, GroupInfo>();
     for (const g of this.st.groups.all()) {
@@ -657,7 +720,7 @@ function prepare(db: Database.Database) {
       "SELECT max(lease_expires_at) AS latest FROM tasks WHERE status = 'running' AND lease_owner = ?",
     ),
     reservers: p<[], { reserved_for: string; reserved_pid: number | null; reserved_host: string | null }>(
-      `SELECT DISTINCT reserved_for, reserved_pid, reserved_host FROM tasks INDEXED BY tasks_reserved
+      `SELECT DISTINCT reserved_for, reserved_pid, reserved_host FROM tasks INDEXED BY tasks_claimable_reserved
        WHERE reserved_for IS NOT NULL AND status IN ('pending', 'retrying')`,
     ),
     cancelOrphans: p<{ now: number; why: string; owner: string }, { id: number }>(
