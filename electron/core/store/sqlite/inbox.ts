@@ -50,7 +50,7 @@ export class Inbox {
   private readonly waitingRows: Statement<[number], InboxRow>;
   private readonly rowText: Statement<[number], { tasks: string | null }>;
   private readonly anyWaiting: Statement<[], { waiting: number }>;
-  private readonly dropMoved: Statement<[number]>;
+  private readonly dropMoved: Statement<[number, number]>;
   private readonly emptyMoved: Statement<[number]>;
   private readonly dropKeepers: Statement<[]>;
   private readonly inserter: TaskInserter;
@@ -71,7 +71,10 @@ export class Inbox {
     this.anyWaiting = db.prepare('SELECT EXISTS (SELECT 1 FROM inbox WHERE n > 0) AS waiting');
     // A moved row goes unless it is the newest of all, which stays emptied to keep the sequence;
     // so do older emptied rows.
-    this.dropMoved = db.prepare('DELETE FROM inbox WHERE id = ? AND id < (SELECT max(id) FROM inbox)');
+    // (every waiting row in the range was moved: see moveAll's `from`)
+    this.dropMoved = db.prepare(
+      'DELETE FROM inbox WHERE id BETWEEN ? AND ? AND id < (SELECT max(id) FROM inbox)',
+    );
     this.emptyMoved = db.prepare('UPDATE inbox SET n = 0, tasks = NULL WHERE id = ?');
     this.dropKeepers = db.prepare('DELETE FROM inbox WHERE n = 0 AND id < (SELECT max(id) FROM inbox)');
   }
@@ -142,14 +145,37 @@ export class Inbox {
   moveAll(from = 0): void {
     const rows = this.waitingRows.all(from);
     if (rows.length === 0) return;
+    // Rows with consecutive ids (single enqueues, one row each) go in together, as multi-row
+    // INSERTs, up to ROW_CHARS of text at a time: never the whole backlog in memory at once.
+    let run: NewTask[] = [];
+    let createdAt: number[] = [];
+    let runFirst = 0;
+    let runChars = 0;
+    const flush = () => {
+      if (run.length > 0) this.inserter.insert(run, runFirst, createdAt);
+      run = [];
+      createdAt = [];
+      runChars = 0;
+    };
     for (const r of rows) {
       const first = r.id - r.n + 1;
-      // One row's text at a time: a backlog of big batches is never all in memory at once.
-      const decoded = decode(this.rowText.get(r.id)?.tasks ?? null, r.n);
-      if (typeof decoded === 'string') this.inserter.insertUnreadable(first, r.n, Date.now(), decoded);
-      else this.inserter.insert(decoded, first, r.created_at);
+      const text = this.rowText.get(r.id)?.tasks ?? null;
+      const decoded = decode(text, r.n);
+      if (typeof decoded === 'string') {
+        flush();
+        this.inserter.insertUnreadable(first, r.n, Date.now(), decoded);
+        continue;
+      }
+      if (run.length > 0 && (first !== runFirst + run.length || runChars > ROW_CHARS)) flush();
+      if (run.length === 0) runFirst = first;
+      for (const t of decoded) {
+        run.push(t);
+        createdAt.push(r.created_at);
+      }
+      runChars += text?.length ?? 0;
     }
-    for (const r of rows) this.dropMoved.run(r.id);
+    flush();
+    this.dropMoved.run(rows[0]!.id, rows[rows.length - 1]!.id);
     this.emptyMoved.run(rows[rows.length - 1]!.id); // still there only if it is the newest
     this.dropKeepers.run();
   }

@@ -44,15 +44,15 @@ export class TaskInserter {
     );
   }
 
-  /** Inserts `tasks` as pending rows with the ids first, first + 1, ... */
-  insert(tasks: readonly NewTask[], first: number, createdAt: number): void {
+  /** Inserts `tasks` as pending rows with the ids first, first + 1, ..., enqueued at `createdAt`. */
+  insert(tasks: readonly NewTask[], first: number, createdAt: readonly number[]): void {
     let at = 0;
     for (const size of CHUNKS) {
       const statement = this.byRows.get(size)!;
       while (tasks.length - at >= size) {
         const params = new Array<unknown>(size * PARAMS_PER_ROW);
         for (let i = 0; i < size; i++)
-          bind(params, i * PARAMS_PER_ROW, first + at + i, tasks[at + i]!, createdAt);
+          bind(params, i * PARAMS_PER_ROW, first + at + i, tasks[at + i]!, createdAt[at + i]!);
         const { changes } = statement.run(params);
         if (changes !== size) throw new Error(`inserted ${changes} of ${size} task rows`);
         at += size;
