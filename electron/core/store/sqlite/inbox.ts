@@ -69,9 +69,8 @@ export class Inbox {
     this.waitingRows = db.prepare('SELECT id, n, created_at FROM inbox WHERE n > 0 AND id >= ? ORDER BY id');
     this.rowText = db.prepare('SELECT tasks FROM inbox WHERE id = ?');
     this.anyWaiting = db.prepare('SELECT EXISTS (SELECT 1 FROM inbox WHERE n > 0) AS waiting');
-    // A moved row goes unless it is the newest of all, which stays emptied to keep the sequence;
-    // so do older emptied rows.
-    // (every waiting row in the range was moved: see moveAll's `from`)
+    // Moved rows go (every waiting row in the range was moved: see moveAll's `from`), except
+    // the newest of all, which stays emptied to keep the sequence; older emptied rows go too.
     this.dropMoved = db.prepare(
       'DELETE FROM inbox WHERE id BETWEEN ? AND ? AND id < (SELECT max(id) FROM inbox)',
     );
