@@ -7,8 +7,10 @@ export interface JsonLimits {
 
 /**
  * Checks that `value` is plain JSON (no undefined, functions, NaN/Infinity, class instances,
- * cycles), no deeper than `maxDepth` and no larger than `maxBytes` once serialised.
- * Walks iteratively so hostile depth cannot overflow the stack.
+ * cycles), no deeper than `maxDepth` and no larger than `maxBytes` once serialised. An object
+ * used in two places is fine (JSON repeats it); one inside itself is a cycle.
+ * Walks iteratively so hostile depth cannot overflow the stack, and visits at most `maxBytes`
+ * values (each adds at least a byte to the text), so hostile sharing cannot make it run for ever.
  * Returns the serialised text, or a message saying what is wrong and where.
  */
 export function checkJson(
@@ -17,7 +19,9 @@ export function checkJson(
 ): { ok: true; text: string } | { ok: false; message: string } {
   // Every enqueue passes here: the common, valid case is walked without building paths, and
   // only a refused value is walked again to say where the fault is.
-  if (!isPlainJson(value, limits.maxDepth)) return { ok: false, message: jsonFault(value, limits.maxDepth) };
+  if (jsonWalk(value, limits, false) !== null) {
+    return { ok: false, message: jsonWalk(value, limits, true) ?? 'must be JSON' };
+  }
   const text = JSON.stringify(value);
   const bytes = utf8Length(text);
   if (bytes > limits.maxBytes) {
@@ -31,64 +35,67 @@ const isPlainObject = (v: object): boolean => {
   return proto === Object.prototype || proto === null;
 };
 
-/** checkJson's rules, as a yes or no. */
-function isPlainJson(value: unknown, maxDepth: number): boolean {
+/** Marks, on the walk's stack, the point where an object's children are all done. */
+const LEFT = -1;
+
+/**
+ * The first fault of `value` against checkJson's rules, or null. Without `where` it only tells
+ * that there is one ('' as the message): no path strings are built on the common path.
+ */
+function jsonWalk(value: unknown, limits: JsonLimits, where: boolean): string | null {
   const values: unknown[] = [value];
   const depths: number[] = [0];
-  const seen = new Set<object>();
+  const paths: string[] = [''];
+  /** the objects on the way from the root to the current value: meeting one again is a cycle */
+  const open = new Set<object>();
+  let visits = 0;
+  const at = (path: string) => (where && path ? ` at ${path}` : '');
   while (values.length > 0) {
     const v = values.pop();
     const depth = depths.pop()!;
-    if (v === null || typeof v === 'string' || typeof v === 'boolean') continue;
-    if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return false;
+    const path = where ? paths.pop()! : '';
+    if (depth === LEFT) {
+      open.delete(v as object);
       continue;
     }
-    if (typeof v !== 'object' || depth >= maxDepth || seen.has(v)) return false;
-    seen.add(v);
+    if (++visits > limits.maxBytes) {
+      return where ? `is more than ${limits.maxBytes} bytes as JSON (the limit)` : '';
+    }
+    if (v === null || typeof v === 'string' || typeof v === 'boolean') continue;
+    if (typeof v === 'number') {
+      if (Number.isFinite(v)) continue;
+      return where ? `must be JSON: ${v} is not allowed${at(path)}` : '';
+    }
+    if (typeof v !== 'object') return where ? `must be JSON: a ${typeof v} is not allowed${at(path)}` : '';
+    if (depth >= limits.maxDepth)
+      return where ? `is nested deeper than ${limits.maxDepth} levels${at(path)}` : '';
+    if (open.has(v)) return where ? `must be JSON: it contains a cycle${at(path)}` : '';
+    if (!Array.isArray(v) && !isPlainObject(v)) {
+      return where ? `must be JSON: a class instance is not allowed${at(path)}` : '';
+    }
+    open.add(v);
+    values.push(v);
+    depths.push(LEFT);
+    if (where) paths.push(path);
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        if (!(i in v)) continue; // a hole, written as null (as forEach skips it below)
+      // Last first, so the first fault found is the first in the text; holes are written as null.
+      for (let i = v.length - 1; i >= 0; i--) {
+        if (!(i in v)) continue;
         values.push(v[i]);
         depths.push(depth + 1);
+        if (where) paths.push(`${path}[${i}]`);
       }
       continue;
     }
-    if (!isPlainObject(v)) return false;
-    for (const k of Object.keys(v)) {
+    const keys = Object.keys(v);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!;
       values.push((v as Record<string, unknown>)[k]);
       depths.push(depth + 1);
+      if (where) paths.push(path ? `${path}.${k}` : k);
     }
   }
-  return true;
-}
-
-/** What breaks checkJson's rules in `value`, and where. */
-function jsonFault(value: unknown, maxDepth: number): string {
-  const stack: { v: unknown; depth: number; path: string }[] = [{ v: value, depth: 0, path: '' }];
-  const seen = new Set<object>();
-  while (stack.length > 0) {
-    const { v, depth, path } = stack.pop()!;
-    const where = path ? ` at ${path}` : '';
-    if (v === null || typeof v === 'string' || typeof v === 'boolean') continue;
-    if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return `must be JSON: ${v} is not allowed${where}`;
-      continue;
-    }
-    if (typeof v !== 'object') return `must be JSON: a ${typeof v} is not allowed${where}`;
-    if (depth >= maxDepth) return `is nested deeper than ${maxDepth} levels${where}`;
-    if (seen.has(v)) return `must be JSON: it contains a cycle${where}`;
-    seen.add(v);
-    if (Array.isArray(v)) {
-      v.forEach((item, i) => stack.push({ v: item, depth: depth + 1, path: `${path}[${i}]` }));
-      continue;
-    }
-    if (!isPlainObject(v)) return `must be JSON: a class instance is not allowed${where}`;
-    for (const [k, item] of Object.entries(v)) {
-      stack.push({ v: item, depth: depth + 1, path: path ? `${path}.${k}` : k });
-    }
-  }
-  return 'must be JSON';
+  return null;
 }
 
 /** UTF-8 byte length without allocating a buffer (works in the browser too). */

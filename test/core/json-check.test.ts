@@ -19,6 +19,21 @@ describe('checkJson', () => {
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
 
+  it('accepts an object used in two places (JSON repeats it), and bounds the work of hostile sharing', () => {
+    const twice = { n: 1 };
+    expect(checkJson({ a: twice, b: [twice] }, limits)).toEqual({
+      ok: true,
+      text: '{"a":{"n":1},"b":[{"n":1}]}',
+    });
+    // 2^40 paths through 40 shared levels: refused by its size without walking them.
+    let wide: unknown = 0;
+    for (let i = 0; i < 40; i++) wide = [wide, wide];
+    expect(checkJson(wide, { maxDepth: 64, maxBytes: 1000 })).toEqual({
+      ok: false,
+      message: 'is more than 1000 bytes as JSON (the limit)',
+    });
+  });
+
   it.each([
     [{ a: { b: Number.NaN } }, 'must be JSON: NaN is not allowed at a.b'],
     [{ list: [1, undefined] }, 'must be JSON: a undefined is not allowed at list[1]'],
