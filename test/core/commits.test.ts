@@ -19,6 +19,16 @@ function openStore(file = path.join(tempDir(), 'q.db')) {
   return new SqliteTaskStore(file);
 }
 
+/** Runs `check` on a store of a fresh file, closed afterwards whatever happens. */
+function withStore(check: (store: SqliteTaskStore) => void): void {
+  const store = openStore();
+  try {
+    check(store);
+  } finally {
+    store.close();
+  }
+}
+
 /**
  * The level the last commit ran with, asserted both ways: the books Commits keeps, and the
  * connection itself (what SQLite really used; they differed once, see commits.ts `apply`).
@@ -29,9 +39,8 @@ function expectLevel(store: SqliteTaskStore, level: 'FULL' | 'NORMAL'): void {
 }
 
 describe('commit durability', () => {
-  it("under 'results' (default): enqueue and claims do not wait for the disk, results and actions do", () => {
-    const store = openStore();
-    try {
+  it("under 'results' (default): enqueue and claims do not wait for the disk, results and actions do", () =>
+    withStore((store) => {
       expect(store.settings().durability).toBe('results');
       const [r] = store.enqueue([task], 1000);
       expectLevel(store, 'NORMAL');
@@ -56,25 +65,17 @@ describe('commit durability', () => {
       expectLevel(store, 'NORMAL');
       store.cancel([waiting!.task.id], 1003);
       expectLevel(store, 'FULL');
-    } finally {
-      store.close();
-    }
-  });
+    }));
 
-  it('a fresh connection waits for the disk from its first commit', () => {
-    const store = openStore();
-    try {
+  it('a fresh connection waits for the disk from its first commit', () =>
+    withStore((store) => {
       expectLevel(store, 'FULL');
       store.updateSettings({ paused: false });
       expectLevel(store, 'FULL');
-    } finally {
-      store.close();
-    }
-  });
+    }));
 
-  it("under 'full': every commit waits, enqueues included; and back", () => {
-    const store = openStore();
-    try {
+  it("under 'full': every commit waits, enqueues included; and back", () =>
+    withStore((store) => {
       expect(store.updateSettings({ durability: 'full' }).durability).toBe('full');
       store.enqueue([task], 1000);
       expectLevel(store, 'FULL');
@@ -83,10 +84,7 @@ describe('commit durability', () => {
       store.updateSettings({ durability: 'results' });
       store.enqueue([task], 1001);
       expectLevel(store, 'NORMAL');
-    } finally {
-      store.close();
-    }
-  });
+    }));
 
   it('follows a change made by another process within a second', () => {
     const file = path.join(tempDir(), 'q.db');

@@ -79,20 +79,33 @@ export class Inbox {
   }
 
   /**
-   * How many rows `tasks` take. Usually one; a batch whose payloads add up to more than
-   * ROW_CHARS is split, so that no row nears V8's string limit or SQLite's value limit, and the
-   * mover parses a bounded amount at a time. More than one row must be appended in one
-   * transaction (the caller's) to stay all or nothing.
+   * The rows `tasks` take. Usually one; a batch whose payloads add up to more than ROW_CHARS
+   * is split, so that no row nears V8's string limit or SQLite's value limit, and the mover
+   * parses a bounded amount at a time. More than one row must be appended in one transaction
+   * (the caller's) to stay all or nothing.
    */
-  rowsFor(tasks: readonly NewTask[]): number {
-    return split(tasks).length;
+  rows(tasks: readonly NewTask[]): (readonly NewTask[])[] {
+    const parts: (readonly NewTask[])[] = [];
+    let from = 0;
+    let chars = 0;
+    for (let i = 0; i < tasks.length; i++) {
+      const t = tasks[i]!;
+      const c = t.payload.length + t.name.length + (t.unique?.length ?? 0) + TASK_OVERHEAD_CHARS;
+      if (i > from && chars + c > ROW_CHARS) {
+        parts.push(tasks.slice(from, i));
+        from = i;
+        chars = 0;
+      }
+      chars += c;
+    }
+    parts.push(from === 0 ? tasks : tasks.slice(from));
+    return parts;
   }
 
-  /** Appends `tasks` (at least one) and returns the id of the first; the others follow it. */
-  add(tasks: readonly NewTask[], now: number): number {
-    const parts = split(tasks);
+  /** Appends the rows (from `rows`) and returns the id of the first task; the others follow it. */
+  add(rows: readonly (readonly NewTask[])[], now: number): number {
     let first = -1;
-    for (const part of parts) {
+    for (const part of rows) {
       const last = Number(
         (part.length === 1
           ? this.appendOne.run(encode(part), now)
@@ -180,28 +193,10 @@ export class Inbox {
   }
 }
 
-/** Payload characters per inbox row, past which a batch is split (see rowsFor). */
+/** Payload characters per inbox row, past which a batch is split (see rows). */
 const ROW_CHARS = 16 * 1024 * 1024;
 /** What a task adds to its row besides its payload, roughly. */
 const TASK_OVERHEAD_CHARS = 200;
-
-function split(tasks: readonly NewTask[]): (readonly NewTask[])[] {
-  const parts: (readonly NewTask[])[] = [];
-  let from = 0;
-  let chars = 0;
-  for (let i = 0; i < tasks.length; i++) {
-    const t = tasks[i]!;
-    const c = t.payload.length + t.name.length + (t.unique?.length ?? 0) + TASK_OVERHEAD_CHARS;
-    if (i > from && chars + c > ROW_CHARS) {
-      parts.push(tasks.slice(from, i));
-      from = i;
-      chars = 0;
-    }
-    chars += c;
-  }
-  parts.push(from === 0 ? tasks : tasks.slice(from));
-  return parts;
-}
 
 function encode(tasks: readonly NewTask[]): string {
   const out = new Array<Stored[number][]>(tasks.length);

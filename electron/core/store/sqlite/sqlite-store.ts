@@ -59,6 +59,40 @@ export interface StoreOptions extends OpenOptions {
   onInboxError?: (message: string) => void;
 }
 
+/** A row of `groups`. */
+interface GroupRow {
+  name: string;
+  concurrency: number | null;
+  rate_limit: number | null;
+  rate_period_ms: number | null;
+  paused: number;
+  blocked_until: number | null;
+}
+
+/** What a row of `groups` holds when created (the table's defaults). */
+const NEW_GROUP: Omit<GroupRow, 'name'> = {
+  concurrency: null,
+  rate_limit: null,
+  rate_period_ms: null,
+  paused: 0,
+  blocked_until: null,
+};
+
+function toGroupInfo(g: GroupRow, now: number, rateUsed: number): GroupInfo {
+  return {
+    name: g.name,
+    concurrency: g.concurrency,
+    rate:
+      g.rate_limit !== null && g.rate_period_ms !== null
+        ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
+        : null,
+    paused: g.paused === 1,
+    blockedUntil: g.blocked_until !== null && g.blocked_until > now ? g.blocked_until : null,
+    counts: emptyCounts(),
+    rateUsed,
+  };
+}
+
 /** After a move into tasks failed, the writes of the next this many ms go on without trying again. */
 const MOVE_RETRY_MS = 1000;
 
@@ -101,12 +135,11 @@ export class SqliteTaskStore implements TaskStore {
     if (tasks.length === 0) return [];
     if (tasks.some((t) => t.unique !== null || (t.schedule ?? null) !== null))
       return this.commits.run('relaxed', () => this.insertNew(tasks, now));
-    const append = () => this.inbox.add(tasks, now);
+    const rows = this.inbox.rows(tasks);
+    const append = () => this.inbox.add(rows, now);
     // A batch too big for one row takes several: one transaction keeps it all or nothing.
     const first =
-      this.inbox.rowsFor(tasks) === 1
-        ? this.commits.statement('relaxed', append)
-        : this.commits.run('relaxed', append);
+      rows.length === 1 ? this.commits.statement('relaxed', append) : this.commits.run('relaxed', append);
     return tasks.map((t, i) => ({ task: newTaskRecord(first + i, t, now), created: true }));
   }
 
@@ -184,7 +217,7 @@ export class SqliteTaskStore implements TaskStore {
       freshAt.push(i);
     }
     if (fresh.length > 0) {
-      const first = this.inbox.add(fresh, now);
+      const first = this.inbox.add(this.inbox.rows(fresh), now);
       // Only these: an older row that cannot be moved now must not fail this enqueue.
       this.inbox.moveAll(first);
       for (let k = 0; k < fresh.length; k++) {
@@ -557,18 +590,7 @@ export class SqliteTaskStore implements TaskStore {
       if (g.rate_limit !== null && g.rate_period_ms !== null) {
         rateUsed = this.st.windowCount.get(g.name, now - g.rate_period_ms)!.n;
       }
-      byGroup.set(g.name, {
-        name: g.name,
-        concurrency: g.concurrency,
-        rate:
-          g.rate_limit !== null && g.rate_period_ms !== null
-            ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
-            : null,
-        paused: g.paused === 1,
-        blockedUntil: g.blocked_until !== null && g.blocked_until > now ? g.blocked_until : null,
-        counts: emptyCounts(),
-        rateUsed,
-      });
+      byGroup.set(g.name, toGroupInfo(g, now, rateUsed));
     }
     const counted = this.st.counts.all();
     if (waiting !== null) {
@@ -579,17 +601,9 @@ export class SqliteTaskStore implements TaskStore {
         .all();
       for (const r of rows) {
         counted.push({ group_name: r.group_name, status: 'pending', n: r.n });
-        // a group first named by a waiting task has no row yet: no limits, not paused
+        // a group first named by a waiting task has no row yet: the defaults of a new row
         if (!byGroup.has(r.group_name)) {
-          byGroup.set(r.group_name, {
-            name: r.group_name,
-            concurrency: null,
-            rate: null,
-            paused: false,
-            blockedUntil: null,
-            counts: emptyCounts(),
-            rateUsed: 0,
-          });
+          byGroup.set(r.group_name, toGroupInfo({ ...NEW_GROUP, name: r.group_name }, now, 0));
         }
       }
     }
@@ -802,17 +816,7 @@ function prepare(db: Database.Database) {
          durability
        FROM settings WHERE id = 1`,
     ),
-    groups: p<
-      [],
-      {
-        name: string;
-        concurrency: number | null;
-        rate_limit: number | null;
-        rate_period_ms: number | null;
-        paused: number;
-        blocked_until: number | null;
-      }
-    >('SELECT * FROM groups ORDER BY name'),
+    groups: p<[], GroupRow>('SELECT * FROM groups ORDER BY name'),
     windowCount: p<[string, number], { n: number }>(
       'SELECT count(*) AS n FROM group_starts WHERE group_name = ? AND started_at > ?',
     ),
