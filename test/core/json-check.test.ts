@@ -34,6 +34,22 @@ describe('checkJson', () => {
     });
   });
 
+  it('takes any depth within its limit without overflowing the stack, and names a cycle found deep down', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 3000; i++) deep = [deep];
+    expect(checkJson(deep, { maxDepth: 5000, maxBytes: 100_000 })).toMatchObject({ ok: true });
+    expect(checkJson(deep, { maxDepth: 32, maxBytes: 100_000 })).toEqual({
+      ok: false,
+      message: `is nested deeper than 32 levels at ${'[0]'.repeat(32)}`,
+    });
+    const loop: Record<string, unknown> = { a: { b: {} } };
+    (loop.a as { b: Record<string, unknown> }).b.back = loop.a;
+    expect(checkJson({ x: loop }, { maxDepth: 32, maxBytes: 1000 })).toEqual({
+      ok: false,
+      message: 'must be JSON: it contains a cycle at x.a.b.back',
+    });
+  });
+
   it.each([
     [{ a: { b: Number.NaN } }, 'must be JSON: NaN is not allowed at a.b'],
     [{ list: [1, undefined] }, 'must be JSON: a undefined is not allowed at list[1]'],
