@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GroupInfo, Task, TaskWithHistory } from '../../shared/domain.ts';
-import { cli, freshDb, json } from './cli-helpers.ts';
+import { cli, freshDb, json, startCli } from './cli-helpers.ts';
 
 const sleep0 = ['enqueue', '--kind', 'sleep', '--payload', '{"ms":0}'];
 
@@ -181,6 +181,28 @@ describe('semaforo CLI, driven as a separate process', () => {
     expect(failed.code).toBe(1);
     const t = json<Task[]>(await cli(['--json', 'list', '--status', 'failed'], { db }))[0]!;
     expect(t.error).toMatch(/exited with code 3/);
+  });
+
+  it('work --drain stopped by SIGTERM before the queue is empty says so and exits 143, the tasks still queued', async () => {
+    const db = freshDb();
+    await cli(['enqueue', '--kind', 'sleep', '--payload', '{"ms":600000}'], { db });
+    await cli(sleep0, { db });
+    const worker = await startCli(
+      ['work', '--drain', '--concurrency', '1', '--grace', '10ms'],
+      db,
+      'dispatching from',
+    );
+    let stderr = '';
+    worker.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', resolve));
+    worker.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(stderr).toMatch(
+      /stopped by SIGTERM before the queue was drained: [12] task\(s\) left; they stay queued/,
+    );
+    expect(stderr).not.toMatch(/work: drained/);
+    const counts = json<{ counts: Record<string, number> }>(await cli(['--json', 'stats'], { db })).counts;
+    expect((counts.pending ?? 0) + (counts.done ?? 0)).toBe(2);
   });
 
   it('kinds lists the built-in kinds', async () => {

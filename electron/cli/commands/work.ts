@@ -1,4 +1,5 @@
 /** `semaforo work`: a dispatcher in the foreground, for a headless box or a terminal. */
+import os from 'node:os';
 import { Command } from 'commander';
 import { ValidationError } from '../../../shared/errors.ts';
 import type { Engine, EngineOptions } from '../../core/engine.ts';
@@ -54,7 +55,10 @@ export function workCommand(ctx: CliContext): Command {
   const cmd = new Command('work')
     .description('run a dispatcher here until stopped (SIGINT/SIGTERM drain gracefully)')
     .option('-c, --concurrency <n>', 'most tasks this worker runs at once (the queue limits apply on top)')
-    .option('--drain', 'exit when nothing is pending, waiting or running: 0, or 1 if a task failed meanwhile')
+    .option(
+      '--drain',
+      'exit when nothing is pending, waiting or running: 0, or 1 if a task failed meanwhile (130/143 when Ctrl-C/SIGTERM stops it first)',
+    )
     .option('--grace <dur>', 'on stop, how long running tasks get to finish before they are released', '10s');
   return cmd.action(async (opts: { concurrency?: string; drain?: boolean; grace: string }) => {
     const io = ctx.ioHandle;
@@ -74,12 +78,12 @@ export function workCommand(ctx: CliContext): Command {
       `semaforo work: dispatching from ${ctx.dbPath(cmd)} (pid ${process.pid}); Ctrl-C stops gracefully\n`,
     );
 
-    let stopRequested = false;
+    let stopRequested: NodeJS.Signals | null = null;
     let fileLost = false;
     let wakeWaiter = () => {};
     const offSignal = io.onSignal((signal) => {
       if (stopRequested) return;
-      stopRequested = true;
+      stopRequested = signal;
       io.err(`\nsemaforo work: ${signal}: finishing running tasks (up to ${opts.grace})…\n`);
       wakeWaiter();
     });
@@ -89,7 +93,7 @@ export function workCommand(ctx: CliContext): Command {
       /** Waits a second (or until a stop signal); false when the worker should stop. */
       const pause = () =>
         new Promise<boolean>((resolve) => {
-          const t = setTimeout(() => resolve(!stopRequested), 1000);
+          const t = setTimeout(() => resolve(stopRequested === null), 1000);
           wakeWaiter = () => {
             clearTimeout(t);
             resolve(false);
@@ -142,6 +146,23 @@ export function workCommand(ctx: CliContext): Command {
     if (fileLost) {
       ctx.exitCode = 1;
       return;
+    }
+    if (opts.drain && stopRequested !== null) {
+      // A stopped drain did not drain: a script's `work --drain && next` must not go on as if it had.
+      let left = -1;
+      try {
+        left = outstanding(engine);
+      } catch {
+        // cannot be read just now: say so without a count
+      }
+      if (left !== 0) {
+        io.err(
+          `semaforo work: stopped by ${stopRequested} before the queue was drained` +
+            `${left > 0 ? `: ${left} task(s) left` : ''}; they stay queued\n`,
+        );
+        ctx.exitCode = 128 + (os.constants.signals[stopRequested] ?? 15);
+        return;
+      }
     }
     if (opts.drain) {
       const failed = engine.listTasks({ status: 'failed', sort: 'finishedAt', order: 'desc', limit: 1 })
