@@ -9,10 +9,17 @@ import { loadKinds } from '../kinds.ts';
 import { progressLine } from '../io.ts';
 import { duration } from '../task-options.ts';
 
-/** What is left to do: pending, waiting for a retry, or running anywhere. */
-function outstanding(engine: Engine): number {
-  const c = engine.stats(0).counts;
-  return c.pending + c.retrying + c.running;
+/**
+ * What is left to do: pending, waiting for a retry, or running anywhere. Null when the file
+ * cannot be read just now (the dispatcher says why and retries).
+ */
+function outstanding(engine: Engine): number | null {
+  try {
+    const c = engine.stats(0).counts;
+    return c.pending + c.retrying + c.running;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -123,12 +130,8 @@ export function workCommand(ctx: CliContext): Command {
         const check = () => {
           if (stopRequested || fileLost) return finish();
           if (!opts.drain) return;
-          let left: number;
-          try {
-            left = outstanding(running);
-          } catch {
-            return; // the file cannot be read just now; the dispatcher says why and retries
-          }
+          const left = outstanding(running);
+          if (left === null) return;
           progress.update(`draining: ${left} task(s) left`);
           if (left === 0) finish();
         };
@@ -147,31 +150,23 @@ export function workCommand(ctx: CliContext): Command {
       ctx.exitCode = 1;
       return;
     }
-    if (opts.drain && stopRequested !== null) {
+    if (!opts.drain) return;
+    const left = stopRequested === null ? 0 : outstanding(engine);
+    if (stopRequested !== null && left !== 0) {
       // A stopped drain did not drain: a script's `work --drain && next` must not go on as if it had.
-      let left = -1;
-      try {
-        left = outstanding(engine);
-      } catch {
-        // cannot be read just now: say so without a count
-      }
-      if (left !== 0) {
-        io.err(
-          `semaforo work: stopped by ${stopRequested} before the queue was drained` +
-            `${left > 0 ? `: ${left} task(s) left` : ''}; they stay queued\n`,
-        );
-        ctx.exitCode = 128 + (os.constants.signals[stopRequested] ?? 15);
-        return;
-      }
+      io.err(
+        `semaforo work: stopped by ${stopRequested} before the queue was drained` +
+          `${left === null ? '' : `: ${left} task(s) left`}; they stay queued\n`,
+      );
+      ctx.exitCode = 128 + os.constants.signals[stopRequested];
+      return;
     }
-    if (opts.drain) {
-      const failed = engine.listTasks({ status: 'failed', sort: 'finishedAt', order: 'desc', limit: 1 })
-        .tasks[0];
-      const failedNow = failed !== undefined && (failed.finishedAt ?? 0) >= startedAt;
-      if (failedNow) {
-        io.err('semaforo work: drained; some tasks failed (see `semaforo list --status failed`)\n');
-        ctx.exitCode = 1;
-      } else io.err('semaforo work: drained\n');
-    }
+    const failed = engine.listTasks({ status: 'failed', sort: 'finishedAt', order: 'desc', limit: 1 })
+      .tasks[0];
+    const failedNow = failed !== undefined && (failed.finishedAt ?? 0) >= startedAt;
+    if (failedNow) {
+      io.err('semaforo work: drained; some tasks failed (see `semaforo list --status failed`)\n');
+      ctx.exitCode = 1;
+    } else io.err('semaforo work: drained\n');
   });
 }
