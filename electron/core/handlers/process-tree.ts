@@ -4,6 +4,7 @@
  * too; on Windows `taskkill /T` walks the tree instead.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 
 const isWindows = process.platform === 'win32';
 
@@ -28,6 +29,35 @@ export function groupAlive(pid: number): boolean {
   return signalGroup(pid, 0);
 }
 
+/**
+ * Whether a process of the group led by `pid` still runs. A zombie has ended: it only waits to
+ * be collected, and where nothing collects orphans (an init that does not reap, as in some
+ * containers) it stays for good, so waiting for it to go would wait out every deadline.
+ */
+export function groupRunning(pid: number): boolean {
+  if (!groupAlive(pid)) return false;
+  if (process.platform !== 'linux') return true;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue; // processes only
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile, or not a process
+    }
+    // After the command, which may hold spaces and parentheses: state, ppid, pgrp.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pid && state !== 'Z') return true;
+  }
+  return false;
+}
+
 /** Forcibly ends the tree of `pid` on Windows; resolves when taskkill is done. */
 function taskkillTree(pid: number): Promise<void> {
   return new Promise((resolve) => {
@@ -38,8 +68,11 @@ function taskkillTree(pid: number): Promise<void> {
 }
 
 /**
- * Stops the tree of `pid`: SIGTERM to the whole group, then SIGKILL to whatever is left after
- * `graceMs`. Resolves once the group is empty or SIGKILL was sent (the kernel finishes the job).
+ * Stops the tree of `pid`: SIGTERM to the whole group, then SIGKILL to whatever still runs after
+ * `graceMs`. Resolves once nothing of the group runs, so a task reported cancelled or timed out
+ * leaves no process behind and a retry cannot overlap it. After SIGKILL it waits at most
+ * KILL_WAIT_MS more: the kernel ends killed processes asynchronously, and one stuck in an
+ * uninterruptible call cannot be waited out.
  */
 export async function killTree(pid: number, graceMs: number): Promise<void> {
   if (isWindows) {
@@ -47,14 +80,21 @@ export async function killTree(pid: number, graceMs: number): Promise<void> {
     return;
   }
   if (!signalGroup(pid, 'SIGTERM')) return;
-  // No event says "the group is empty", so look every few milliseconds until the grace runs out.
-  const deadline = Date.now() + graceMs;
-  while (groupAlive(pid)) {
+  if (await groupEndsWithin(pid, graceMs)) return;
+  signalGroup(pid, 'SIGKILL');
+  await groupEndsWithin(pid, KILL_WAIT_MS);
+}
+
+const KILL_WAIT_MS = 2000;
+
+/** Whether nothing of the group led by `pid` runs any more within `ms`. */
+async function groupEndsWithin(pid: number, ms: number): Promise<boolean> {
+  // No event says "the group has ended", so look every few milliseconds.
+  const deadline = Date.now() + ms;
+  while (groupRunning(pid)) {
     const left = deadline - Date.now();
-    if (left <= 0) {
-      signalGroup(pid, 'SIGKILL');
-      return;
-    }
+    if (left <= 0) return false;
     await new Promise((resolve) => setTimeout(resolve, Math.min(25, left)));
   }
+  return true;
 }
