@@ -25,7 +25,8 @@ export const LIMITS = {
   retentionDays: { min: 0, max: 36_500, default: 30 },
 } as const;
 
-const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+/** A kind, group or schedule name (also read by task-spec-quick.ts). */
+export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 const nameLike = (what: string) =>
   z.string({ error: `must be a string` }).regex(NAME_RE, {
     error: `must be 1-64 letters, digits or . _ : - and start with a letter or digit (a ${what} name)`,
@@ -74,7 +75,7 @@ const instantSchema = z.union(
  * (`k\ud800`, `k\ud801`) would collide. Refused wherever such a string is stored as text.
  */
 const LONE_SURROGATE = /\p{Cs}/u;
-const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
+export const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
 const WELL_FORMED = { error: 'must be valid Unicode text (it holds a lone surrogate)' };
 
 /** What a caller gives to enqueue one task. Field names match the task's JSON shape. */

@@ -29,12 +29,12 @@ import {
   scheduleSpecSchema,
   settingsUpdateSchema,
   taskIdSchema,
-  taskSpecSchema,
   type GroupUpdate,
   type ListQuery,
   type RetryFilter,
   type SettingsUpdate,
 } from '../../shared/schemas.ts';
+import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
 import { systemClock, type Clock, type MonotonicClock } from './clock.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.ts';
 import { ChangeCoalescer, type ChangeListener } from './events.ts';
@@ -213,7 +213,7 @@ export function createEngine(options: EngineOptions): Engine {
   };
 
   const toNewTask = (spec: unknown, prefix: string, now: number): NewTask => {
-    const s = parseInput(taskSpecSchema, spec, prefix);
+    const s = parseTaskSpec(spec, prefix);
     const payload = registry.parsePayload(s.kind, s.payload, prefix);
     return {
       kind: s.kind,
