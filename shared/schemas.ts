@@ -54,14 +54,19 @@ export const durationSchema = intIn(0, 100 * 365 * 24 * 3600_000);
 
 export const prioritySchema = intIn(LIMITS.priority.min, LIMITS.priority.max);
 
-const payloadSchema = z.unknown().transform((value, ctx): JsonValue => {
-  const checked = checkJson(value === undefined ? {} : value, LIMITS.payload);
-  if (!checked.ok) {
-    ctx.addIssue({ code: 'custom', message: checked.message });
-    return z.NEVER;
-  }
-  return value === undefined ? {} : (value as JsonValue);
-});
+// Optional before the transform: zod refuses a missing key for a bare transform ("expected
+// nonoptional"), so `{"kind":"sleep"}` without a payload would fail with no useful message.
+const payloadSchema = z
+  .unknown()
+  .optional()
+  .transform((value, ctx): JsonValue => {
+    const checked = checkJson(value === undefined ? {} : value, LIMITS.payload);
+    if (!checked.ok) {
+      ctx.addIssue({ code: 'custom', message: checked.message });
+      return z.NEVER;
+    }
+    return value === undefined ? {} : (value as JsonValue);
+  });
 
 /** A time: epoch milliseconds or an ISO 8601 string with a time zone (`2026-12-02T03:47:00Z`). */
 const instantSchema = z.union(

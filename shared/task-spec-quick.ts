@@ -18,8 +18,9 @@ export function parseTaskSpec(input: unknown, prefix = ''): ParsedTaskSpec {
 
 /** The schema's output for a spec in the common shape, or undefined: ask the schema. */
 export function quickTaskSpec(input: unknown): ParsedTaskSpec | undefined {
-  if (typeof input !== 'object' || input === null || Object.getPrototypeOf(input) !== Object.prototype)
-    return undefined;
+  if (typeof input !== 'object' || input === null) return undefined;
+  const proto: unknown = Object.getPrototypeOf(input);
+  if (proto !== Object.prototype && proto !== null) return undefined;
   const spec = input as Record<string, unknown>;
   const out: ParsedTaskSpec = { kind: '', payload: {} };
   let hasKind = false;

@@ -1,0 +1,118 @@
+/**
+ * The quick task-spec check (shared/task-spec-quick.ts) against the schema it stands in for:
+ * whatever it takes, the schema takes too and parses to the same value; what it passes on still
+ * gets the schema's errors.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { LIMITS, taskSpecSchema } from '../../shared/schemas.ts';
+import { parseTaskSpec, quickTaskSpec } from '../../shared/task-spec-quick.ts';
+import { ValidationError } from '../../shared/errors.ts';
+
+/** Mostly valid values, with the edges of each field's limits, wrong ones and other types. */
+const mostly = <T>(valid: fc.Arbitrary<T>, wrong: fc.Arbitrary<unknown>) =>
+  fc.oneof({ weight: 8, arbitrary: valid }, { weight: 1, arbitrary: wrong });
+const other = fc.constantFrom<unknown>(undefined, null, true, 1, 'x', [], {}, [1]);
+const int = (min: number, max: number) =>
+  mostly(
+    fc.oneof(fc.integer({ min, max }), fc.constantFrom(min, max)),
+    fc.oneof(
+      fc.constantFrom(min - 1, max + 1, -0, 0.5, NaN, Infinity, 2 ** 53, -(2 ** 53)),
+      fc.double(),
+      other,
+    ),
+  );
+const text = (max: number) =>
+  mostly(
+    fc.oneof(fc.string({ minLength: 1, maxLength: 8 }), fc.constantFrom('x'.repeat(max), '\u{1F600}', 'ünï')),
+    fc.constantFrom<unknown>('', 'x'.repeat(max + 1), 'a\ud800b', 7, null),
+  );
+const name = mostly(
+  fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,10}$/),
+  fc.constantFrom<unknown>('', '-x', 'a b', 'x'.repeat(65), 'a\n', 3, null),
+);
+const payload = mostly(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.constantFrom<unknown>(undefined, { f: () => 1 }, { n: NaN }, new Date(0), [undefined]),
+);
+
+const specs = fc
+  .tuple(
+    fc.record(
+      {
+        kind: name,
+        name: text(LIMITS.nameLength),
+        group: name,
+        priority: int(LIMITS.priority.min, LIMITS.priority.max),
+        maxAttempts: int(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max),
+        timeout: fc.oneof(fc.constant(null), int(LIMITS.timeoutMs.min, LIMITS.timeoutMs.max)),
+        runAt: fc.oneof(int(0, Number.MAX_SAFE_INTEGER), fc.constant('2026-12-02T03:47:00Z')),
+        delay: int(0, LIMITS.delayMs.max),
+        unique: text(LIMITS.uniqueLength),
+        payload,
+      },
+      { requiredKeys: ['kind'] },
+    ),
+    fc.integer({ min: 0, max: 19 }),
+  )
+  // Now and then a key the schema does not know, or no object at all.
+  .map(([spec, dice]) => (dice === 0 ? { ...spec, colour: 'red' } : dice === 1 ? [spec] : spec));
+
+describe('quickTaskSpec', () => {
+  it('takes only what the schema takes, and gives what the schema gives', () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(specs, (spec) => {
+        const quick = quickTaskSpec(spec);
+        const schema = taskSpecSchema.safeParse(spec);
+        if (quick === undefined) return;
+        taken++;
+        expect(schema.success).toBe(true);
+        expect(quick).toStrictEqual(schema.data);
+      }),
+      { numRuns: 5000 },
+    );
+    // Not a check that never fires: a good share of the generated specs take the quick path.
+    expect(taken).toBeGreaterThan(250);
+  });
+
+  it('takes the common shapes: what the CLI, the dashboard and scripts send', () => {
+    for (const spec of [
+      { kind: 'sleep', payload: { ms: 0 } },
+      { kind: 'shell', name: 'nightly backup', group: 'backups', priority: 9, payload: { command: 'true' } },
+      { kind: 'http', maxAttempts: 5, timeout: null, delay: 1000, unique: 'report:2026-12-04', payload: {} },
+      { kind: 'sleep', runAt: 1_780_000_000_000 },
+    ]) {
+      expect(quickTaskSpec(spec)).toStrictEqual(taskSpecSchema.parse(spec));
+    }
+  });
+
+  it('passes the rest to the schema, which still names the field at fault', () => {
+    // No payload is an empty one, on both paths (the schema used to refuse a missing key).
+    expect(taskSpecSchema.parse({ kind: 'sleep' }).payload).toEqual({});
+    expect(quickTaskSpec({ kind: 'sleep' })?.payload).toEqual({});
+    // An ISO time is valid but the schema's to parse.
+    expect(quickTaskSpec({ kind: 'sleep', runAt: '2026-12-02T03:47:00Z' })).toBeUndefined();
+    expect(parseTaskSpec({ kind: 'sleep', runAt: '2026-12-02T03:47:00Z' }).runAt).toBe(
+      Date.parse('2026-12-02T03:47:00Z'),
+    );
+    const fault = (spec: unknown) => {
+      try {
+        parseTaskSpec(spec, 'tasks[2]');
+      } catch (err) {
+        expect(err).toBeInstanceOf(ValidationError);
+        return (err as ValidationError).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(fault({ kind: 'sleep', priority: 10 })).toMatch(
+      /tasks\[2\]\.priority: must be an integer from 0 to 9/,
+    );
+    expect(fault({ kind: 'sleep', runAt: 1, delay: 2 })).toMatch(
+      /tasks\[2\]\.delay: give either runAt or delay/,
+    );
+    expect(fault({ kind: 'sleep', colour: 'red' })).toMatch(/colour/);
+    expect(fault({ kind: 'sleep', payload: { n: NaN } })).toMatch(/tasks\[2\]\.payload/);
+    expect(fault(null)).toMatch(/tasks\[2\]/);
+  });
+});
