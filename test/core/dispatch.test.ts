@@ -223,6 +223,29 @@ describe('dispatcher', () => {
     expect(t.history[0]!.outcome).toBe('timeout');
   });
 
+  it('a handler that asks for its signal only after the timeout finds it aborted, with the reason', async () => {
+    let seen: { aborted: boolean; reason: string } | null = null;
+    const engine = testEngine({
+      abortGraceMs: 10_000,
+      handlers: [
+        scripted(async (_p, ctx) => {
+          // Busy with something that does not listen: the signal is first asked for late.
+          await sleep(300);
+          seen = { aborted: ctx.signal.aborted, reason: String(ctx.signal.reason) };
+          throw ctx.signal.reason as Error;
+        }),
+      ],
+    });
+    engine.start();
+    const { task } = engine.enqueue({ kind: 'scripted', timeout: 50, maxAttempts: 1, payload: {} });
+    const t = await waitFor(
+      () => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id),
+      'failed',
+    );
+    expect(seen).toEqual({ aborted: true, reason: expect.stringMatching(/timed out after 50 ms/) });
+    expect(t.history[0]!.outcome).toBe('timeout');
+  });
+
   it('cancels a pending task at once and a running one through its AbortSignal', async () => {
     const engine = testEngine({ handlers: [scripted(async (_p, { signal }) => sleep(10_000, signal))] });
     engine.updateSettings({ globalConcurrency: 1 });

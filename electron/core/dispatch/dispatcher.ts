@@ -25,6 +25,8 @@ import type { Task } from '../../../shared/domain.ts';
 import { DelayHolds } from './delay-holds.ts';
 import { LeaseWatch } from './lease-watch.ts';
 import { WriteFailures } from './write-failures.ts';
+import { LazyAbort } from './lazy-abort.ts';
+import { TaskContext } from './task-context.ts';
 
 export interface DispatcherOptions {
   store: TaskStore;
@@ -76,7 +78,7 @@ class ShutdownError extends Error {
 
 interface Running {
   claim: ClaimedTask;
-  controller: AbortController;
+  abort: LazyAbort;
   output: TailBuffer;
   timers: ReturnType<typeof setTimeout>[];
   settled: boolean;
@@ -192,7 +194,7 @@ export class Dispatcher {
     });
     if ((await Promise.race([this.whenIdle().then(() => 'idle' as const), deadline])) === 'deadline') {
       const left = [...this.running.values()];
-      for (const r of left) r.controller.abort(new ShutdownError());
+      for (const r of left) r.abort.abort(new ShutdownError());
       await Promise.race([
         Promise.all(left.map((r) => r.handlerDone)),
         new Promise((r) => setTimeout(r, Math.min(this.o.abortGraceMs, 1000)).unref()),
@@ -365,10 +367,9 @@ export class Dispatcher {
 
   private startTask(claim: ClaimedTask): void {
     const { task } = claim;
-    const controller = new AbortController();
     const entry: Running = {
       claim,
-      controller,
+      abort: new LazyAbort(),
       output: new TailBuffer(BOUNDS.outputChars),
       timers: [],
       settled: false,
@@ -398,13 +399,12 @@ export class Dispatcher {
       );
       return;
     }
-    const ctx = {
-      signal: controller.signal,
-      attempt: task.attempts,
+    const ctx = new TaskContext(
       task,
-      log: (text: string) => entry.output.push(text),
-      progress: (fraction: number) => this.noteProgress(task.id, fraction),
-    };
+      entry.abort,
+      (text: string) => entry.output.push(text),
+      (fraction: number) => this.noteProgress(task.id, fraction),
+    );
     entry.handlerDone = Promise.resolve()
       .then(() => handler.run(payload, ctx))
       .then(
@@ -415,8 +415,8 @@ export class Dispatcher {
 
   private abort(id: number, reason: Error): void {
     const entry = this.running.get(id);
-    if (!entry || entry.settled || entry.controller.signal.aborted) return;
-    entry.controller.abort(reason);
+    if (!entry || entry.settled || entry.abort.aborted) return;
+    entry.abort.abort(reason);
     // A handler that ignores its signal must not hold the slot forever.
     const grace = setTimeout(() => this.settle(entry, reason), this.o.abortGraceMs);
     grace.unref();
@@ -429,7 +429,7 @@ export class Dispatcher {
     for (const t of entry.timers) clearTimeout(t);
     const { task, historyId } = entry.claim;
     const output = entry.output.text();
-    const reason: unknown = entry.controller.signal.aborted ? entry.controller.signal.reason : null;
+    const reason: unknown = entry.abort.aborted ? entry.abort.reason : null;
     if (reason instanceof LeaseLostError || reason instanceof ShutdownError) {
       // Someone else owns it now, or stop() releases it: nothing of ours to write.
       if (reason instanceof LeaseLostError) this.dropRunning(entry);

@@ -5,8 +5,11 @@ import { parseInput } from '../../../shared/schemas.ts';
 
 /** What a handler gets besides its payload. */
 export interface HandlerContext {
-  /** Aborted on timeout, cancel, lease loss or shutdown; `signal.reason` says which. */
-  signal: AbortSignal;
+  /**
+   * Aborted on timeout, cancel, lease loss or shutdown; `signal.reason` says which. Made when
+   * first read (a getter: `{ ...ctx }` does not copy it; destructuring does).
+   */
+  readonly signal: AbortSignal;
   /** 1-based attempt number */
   attempt: number;
   task: Task;

@@ -14,8 +14,10 @@ export const sleepHandler: Handler<z.infer<typeof sleepPayload>> = {
   kind: 'sleep',
   description: 'wait {ms} milliseconds; ms 0 is a no-op',
   payload: sleepPayload,
-  run: ({ ms }, { signal }) => {
+  run: ({ ms }, ctx) => {
+    // A no-op does not ask for the signal, so none is made for it (see lazy-abort.ts).
     if (ms === 0) return Promise.resolve();
+    const { signal } = ctx;
     return new Promise<void>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason as Error);
       const timer = setTimeout(() => {
