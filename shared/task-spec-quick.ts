@@ -8,7 +8,6 @@
  * together (test/core/task-spec-quick.test.ts).
  */
 import { checkJson } from './json.ts';
-import type { JsonValue } from './domain.ts';
 import { LIMITS, NAME_RE, parseInput, taskSpecSchema, wellFormed, type ParsedTaskSpec } from './schemas.ts';
 
 /** Parses a task spec, or throws the schema's ValidationError (paths under `prefix`). */
@@ -16,71 +15,47 @@ export function parseTaskSpec(input: unknown, prefix = ''): ParsedTaskSpec {
   return quickTaskSpec(input) ?? parseInput(taskSpecSchema, input, prefix);
 }
 
+const isName = (v: unknown): v is string => typeof v === 'string' && NAME_RE.test(v);
+const isText = (v: unknown, max: number): v is string =>
+  typeof v === 'string' && v.length >= 1 && v.length <= max && wellFormed(v);
+const isIntIn = (v: unknown, min: number, max: number): boolean =>
+  Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
+
+/** The schema's fields in its order, each with the common case of its rule. */
+const FIELDS: readonly (readonly [keyof ParsedTaskSpec, (v: unknown) => boolean])[] = [
+  ['kind', isName],
+  ['name', (v) => isText(v, LIMITS.nameLength)],
+  ['group', isName],
+  ['priority', (v) => isIntIn(v, LIMITS.priority.min, LIMITS.priority.max)],
+  ['maxAttempts', (v) => isIntIn(v, LIMITS.maxAttempts.min, LIMITS.maxAttempts.max)],
+  ['timeout', (v) => v === null || isIntIn(v, LIMITS.timeoutMs.min, LIMITS.timeoutMs.max)],
+  // Epoch milliseconds only: an ISO text is the schema's to parse.
+  ['runAt', (v) => isIntIn(v, 0, Number.MAX_SAFE_INTEGER)],
+  ['delay', (v) => isIntIn(v, 0, LIMITS.delayMs.max)],
+  ['unique', (v) => isText(v, LIMITS.uniqueLength)],
+  ['payload', (v) => checkJson(v, LIMITS.payload).ok],
+];
+
 /** The schema's output for a spec in the common shape, or undefined: ask the schema. */
 export function quickTaskSpec(input: unknown): ParsedTaskSpec | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
   const proto: unknown = Object.getPrototypeOf(input);
   if (proto !== Object.prototype && proto !== null) return undefined;
   const spec = input as Record<string, unknown>;
-  const out: ParsedTaskSpec = { kind: '', payload: {} };
-  let hasKind = false;
-  let payload: unknown = {};
-  for (const key of Object.keys(spec)) {
+  // Each field is read as the schema reads it (`in`, then the value: inherited, hidden and
+  // proxied ones included), and the spec's own listed keys must be exactly those fields, so
+  // an unknown key, or a field the listing does not show, is left to the schema.
+  const out: Record<string, unknown> = {};
+  let present = 0;
+  for (const [key, valid] of FIELDS) {
+    if (!(key in spec)) continue;
     const v = spec[key];
-    switch (key) {
-      case 'kind':
-        if (!isName(v)) return undefined;
-        out.kind = v;
-        hasKind = true;
-        break;
-      case 'name':
-        if (!isText(v, LIMITS.nameLength)) return undefined;
-        out.name = v;
-        break;
-      case 'group':
-        if (!isName(v)) return undefined;
-        out.group = v;
-        break;
-      case 'priority':
-        if (!isIntIn(v, LIMITS.priority.min, LIMITS.priority.max)) return undefined;
-        out.priority = v;
-        break;
-      case 'maxAttempts':
-        if (!isIntIn(v, LIMITS.maxAttempts.min, LIMITS.maxAttempts.max)) return undefined;
-        out.maxAttempts = v;
-        break;
-      case 'timeout':
-        if (v !== null && !isIntIn(v, LIMITS.timeoutMs.min, LIMITS.timeoutMs.max)) return undefined;
-        out.timeout = v;
-        break;
-      case 'runAt':
-        // Epoch milliseconds only: an ISO text is the schema's to parse.
-        if (!isIntIn(v, 0, Number.MAX_SAFE_INTEGER)) return undefined;
-        out.runAt = v;
-        break;
-      case 'delay':
-        if (!isIntIn(v, 0, LIMITS.delayMs.max)) return undefined;
-        out.delay = v;
-        break;
-      case 'unique':
-        if (!isText(v, LIMITS.uniqueLength)) return undefined;
-        out.unique = v;
-        break;
-      case 'payload':
-        if (v === undefined || !checkJson(v, LIMITS.payload).ok) return undefined;
-        payload = v;
-        break;
-      default:
-        return undefined;
-    }
+    if (v === undefined || !valid(v)) return undefined;
+    out[key] = v;
+    present++;
   }
-  if (!hasKind || (out.runAt !== undefined && out.delay !== undefined)) return undefined;
-  out.payload = payload as JsonValue;
-  return out;
+  if (Object.keys(spec).length !== present || out.kind === undefined) return undefined;
+  if (out.runAt !== undefined && out.delay !== undefined) return undefined;
+  if (!('payload' in out)) out.payload = {}; // not ??=: a null payload stays null
+  return out as ParsedTaskSpec;
 }
-
-const isName = (v: unknown): v is string => typeof v === 'string' && NAME_RE.test(v);
-const isText = (v: unknown, max: number): v is string =>
-  typeof v === 'string' && v.length >= 1 && v.length <= max && wellFormed(v);
-const isIntIn = (v: unknown, min: number, max: number): v is number =>
-  Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;

@@ -55,8 +55,16 @@ const specs = fc
     ),
     fc.integer({ min: 0, max: 19 }),
   )
-  // Now and then a key the schema does not know, or no object at all.
-  .map(([spec, dice]) => (dice === 0 ? { ...spec, colour: 'red' } : dice === 1 ? [spec] : spec));
+  // Now and then: a key the schema does not know, no object at all, no kind, a field the key
+  // listing does not show (the schema still reads it), or a Proxy.
+  .map(([spec, dice]): unknown => {
+    if (dice === 0) return { ...spec, colour: 'red' };
+    if (dice === 1) return [spec];
+    if (dice === 2) return { ...spec, kind: undefined };
+    if (dice === 3) return Object.defineProperty({ ...spec }, 'priority', { value: 99, enumerable: false });
+    if (dice === 4) return new Proxy(spec, {});
+    return spec;
+  });
 
 describe('quickTaskSpec', () => {
   it('takes only what the schema takes, and gives what the schema gives', () => {
@@ -69,6 +77,7 @@ describe('quickTaskSpec', () => {
         taken++;
         expect(schema.success).toBe(true);
         expect(quick).toStrictEqual(schema.data);
+        expect(Object.keys(quick)).toEqual(Object.keys(schema.data!));
       }),
       { numRuns: 5000 },
     );
@@ -85,6 +94,28 @@ describe('quickTaskSpec', () => {
     ]) {
       expect(quickTaskSpec(spec)).toStrictEqual(taskSpecSchema.parse(spec));
     }
+  });
+
+  it('reads fields as the schema does: one the key listing hides is not skipped', () => {
+    const hidden = Object.defineProperty({ kind: 'sleep' }, 'priority', { value: 99, enumerable: false });
+    expect(quickTaskSpec(hidden)).toBeUndefined();
+    expect(taskSpecSchema.safeParse(hidden).success).toBe(false);
+    const hiddenDelay = Object.defineProperty({ kind: 'sleep', runAt: 5 }, 'delay', { value: 10 });
+    expect(quickTaskSpec(hiddenDelay)).toBeUndefined();
+    const proxied = new Proxy({ kind: 'sleep', group: 'ok' } as Record<string, unknown>, {
+      get: (t, k) => (k === 'group' ? 'bad name!' : t[k as string]),
+    });
+    expect(quickTaskSpec(proxied)).toBeUndefined();
+    expect(taskSpecSchema.safeParse(proxied).success).toBe(false);
+    // A polluted Object.prototype is seen by the schema, so the quick path steps aside.
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.priority = 99;
+    try {
+      expect(quickTaskSpec({ kind: 'sleep' })).toBeUndefined();
+    } finally {
+      delete proto.priority;
+    }
+    expect(quickTaskSpec({ kind: 'sleep' })).toStrictEqual({ kind: 'sleep', payload: {} });
   });
 
   it('passes the rest to the schema, which still names the field at fault', () => {

@@ -7,7 +7,7 @@
  */
 export class LazyAbort {
   private controller: AbortController | null = null;
-  private why: unknown = undefined;
+  private why: Error | undefined = undefined;
   private done = false;
 
   get signal(): AbortSignal {
@@ -23,12 +23,12 @@ export class LazyAbort {
   }
 
   /** Why it was aborted (undefined while it was not). */
-  get reason(): unknown {
+  get reason(): Error | undefined {
     return this.why;
   }
 
   /** Aborts once; later calls keep the first reason, as AbortController does. */
-  abort(reason: unknown): void {
+  abort(reason: Error): void {
     if (this.done) return;
     this.done = true;
     this.why = reason;

@@ -7,7 +7,8 @@
  *   { kind, description, payload?, defaultTimeoutMs?, run(payload, ctx) }
  * `payload` is a zod schema (any object with `safeParse`); without one any JSON object is accepted.
  * `run` may throw an error with `permanent: true` (do not retry) or `retryAfterMs: n` (wait n ms),
- * since a module in the user's folder cannot import Semaforo's error classes.
+ * since a module in the user's folder cannot import Semaforo's error classes. `ctx.signal` is a
+ * getter that makes the signal on first read: `{ ...ctx }` would not copy it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
