@@ -238,7 +238,11 @@ export class SqliteTaskStore implements TaskStore {
 
   private tickInTransaction(input: TickInput): TickOutput {
     const now = input.now(); // inside BEGIN IMMEDIATE: see TickInput.now
-    const applied = input.finishes.filter((f) => this.applyFinish(f, input.worker, now));
+    const done = input.finishes.filter((f): f is DoneFinish => f.status === 'done');
+    const doneApplied = this.applyDone(done, input.worker, now);
+    const applied = input.finishes.filter((f) =>
+      f.status === 'done' ? doneApplied.has(f.taskId) : this.applyFailed(f, input.worker, now),
+    );
     const { claimed, nextWakeAt } = claimReady(
       this.claimSql,
       now,
@@ -250,32 +254,40 @@ export class SqliteTaskStore implements TaskStore {
     return { claimed, applied, nextWakeAt };
   }
 
-  /** Writes one attempt's end, only if this worker still holds that attempt's lease. */
-  private applyFinish(f: Finish, worker: WorkerIdentity, now: number): boolean {
-    const owned = { id: f.taskId, owner: worker.id, attempt: f.attempt };
-    let changes: number;
-    if (f.status === 'done') {
-      changes = this.st.finishDone.run({ ...owned, now, result: f.result }).changes;
-      if (changes === 1) this.st.closeAttempt.run(now, 'done', null, f.output, f.historyId);
-    } else {
-      const retryAfter = f.outcome === 'retry-after' ? 1 : 0;
-      changes = this.st.finishFailed.run({
-        ...owned,
-        now,
-        status: f.status,
-        error: f.error,
-        runAt: f.runAt ?? null,
-        retryAfter,
-      }).changes;
-      if (changes === 1) {
-        this.st.closeAttempt.run(now, f.outcome, f.error, f.output, f.historyId);
-        if (f.blockGroupUntil !== undefined) {
-          const t = this.st.groupOf.get(f.taskId);
-          if (t) this.st.blockGroup.run(f.blockGroupUntil, t.group_name);
-        }
-      }
+  /**
+   * Writes the successful ends, only where this worker still holds that attempt's lease, in two
+   * statements however many there are (one per task cost a third of a drain's time); returns the
+   * ids written.
+   */
+  private applyDone(finishes: readonly DoneFinish[], worker: WorkerIdentity, now: number): Set<number> {
+    if (finishes.length === 0) return new Set();
+    const list = JSON.stringify(finishes.map((f) => [f.taskId, f.attempt, f.result]));
+    const written = new Set(this.st.finishDoneMany.all({ now, list, owner: worker.id }).map((r) => r.id));
+    const closes = finishes.filter((f) => written.has(f.taskId)).map((f) => [f.historyId, f.output]);
+    if (closes.length > 0) this.st.closeDoneMany.run({ now, list: JSON.stringify(closes) });
+    return written;
+  }
+
+  /** Writes one attempt's failed end, only if this worker still holds that attempt's lease. */
+  private applyFailed(f: FailedFinish, worker: WorkerIdentity, now: number): boolean {
+    const retryAfter = f.outcome === 'retry-after' ? 1 : 0;
+    const changes = this.st.finishFailed.run({
+      id: f.taskId,
+      owner: worker.id,
+      attempt: f.attempt,
+      now,
+      status: f.status,
+      error: f.error,
+      runAt: f.runAt ?? null,
+      retryAfter,
+    }).changes;
+    if (changes !== 1) return false;
+    this.st.closeAttempt.run(now, f.outcome, f.error, f.output, f.historyId);
+    if (f.blockGroupUntil !== undefined) {
+      const t = this.st.groupOf.get(f.taskId);
+      if (t) this.st.blockGroup.run(f.blockGroupUntil, t.group_name);
     }
-    return changes === 1;
+    return true;
   }
 
   renewLeases(
@@ -668,6 +680,9 @@ function percentile(sorted: readonly number[], q: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
+type DoneFinish = Extract<Finish, { status: 'done' }>;
+type FailedFinish = Exclude<Finish, { status: 'done' }>;
+
 interface OwnedParams {
   id: number;
   owner: string;
@@ -685,10 +700,21 @@ function prepare(db: Database.Database) {
     get: p<[number], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
     groupOf: p<[number], { group_name: string }>('SELECT group_name FROM tasks WHERE id = ?'),
     history: p<[number], HistoryRow>('SELECT * FROM history WHERE task_id = ? ORDER BY id'),
-    finishDone: p<OwnedParams & { result: string | null }>(
-      `UPDATE tasks SET status = 'done', finished_at = @now, result = @result, error = NULL,
+    // @list is a JSON array of [task id, attempt, result JSON text or null]. The unary + keeps the
+    // planner on one rowid lookup per entry: offered the status index, it scanned every running
+    // task for each.
+    finishDoneMany: p<{ now: number; list: string; owner: string }, { id: number }>(
+      `UPDATE tasks SET status = 'done', finished_at = @now, result = f.value ->> 2, error = NULL,
          lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
-       WHERE id = @id AND status = 'running' AND lease_owner = @owner AND attempts = @attempt`,
+       FROM json_each(@list) AS f
+       WHERE tasks.id = f.value ->> 0 AND +tasks.status = 'running' AND +tasks.lease_owner = @owner
+         AND +tasks.attempts = f.value ->> 1
+       RETURNING tasks.id`,
+    ),
+    // @list is a JSON array of [history id, output or null].
+    closeDoneMany: p<{ now: number; list: string }>(
+      `UPDATE history SET ended_at = @now, outcome = 'done', error = NULL, output = f.value ->> 1
+       FROM json_each(@list) AS f WHERE history.id = f.value ->> 0`,
     ),
     // A Retry-After reschedule gives its attempt back (attempts - 1) and counts itself instead.
     finishFailed: p<
