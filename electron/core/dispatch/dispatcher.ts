@@ -48,7 +48,12 @@ export interface DispatcherOptions {
   reapIntervalMs?: number;
   /** most tasks this process runs at once (the global and group limits apply on top) */
   maxInFlight?: number;
-  /** most tasks claimed in one transaction */
+  /**
+   * Most tasks claimed in one transaction (default 128). Each commit of a tick that writes results
+   * waits for one fsync, so a bigger batch shares it among more tasks: a no-op drain ran 45k/s at
+   * 64 and 53k/s at 128; the write lock is then held ~2-3 ms per tick, well inside what the other
+   * processes and the main thread's frames tolerate.
+   */
   claimBatch?: number;
   /** how long an aborted handler may take to stop before its attempt is ended without it */
   abortGraceMs?: number;
@@ -118,7 +123,7 @@ export class Dispatcher {
       pollIntervalMs: options.pollIntervalMs ?? 20,
       reapIntervalMs: options.reapIntervalMs ?? 2000,
       maxInFlight: options.maxInFlight ?? Number.POSITIVE_INFINITY,
-      claimBatch: options.claimBatch ?? 64,
+      claimBatch: options.claimBatch ?? 128,
       abortGraceMs: options.abortGraceMs ?? 5000,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       random: options.random ?? Math.random,

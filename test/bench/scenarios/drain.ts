@@ -49,7 +49,7 @@ export const drain: Scenario = {
         notes: [
           'Timed from engine.start() / worker.start() / worker.run() until the last task is done; ' +
             'the tasks were enqueued beforehand (not timed). Semaforo: one process, default ' +
-            'claimBatch 64, default durability: every commit that writes results is fsynced before ' +
+            'claimBatch 128, default durability: every commit that writes results is fsynced before ' +
             'they are reported (claim-only commits are not). plainjob: one worker, as in its own bench. ' +
             `BullMQ: one Worker, concurrency ${BULLMQ_CONCURRENCY}.`,
         ],

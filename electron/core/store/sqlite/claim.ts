@@ -51,7 +51,10 @@ export class ClaimStatements {
   readonly candidates: Statement<[string, number, number], Candidate>;
   readonly reservedCandidates: Statement<[string, string, number, number], Candidate>;
   readonly take: Statement<[string, number, number, string, number, string], TaskRow>;
-  readonly addAttempts: Statement<{ list: string; now: number; worker: string }, { id: number; task_id: number }>;
+  readonly addAttempts: Statement<
+    { list: string; now: number; worker: string },
+    { id: number; task_id: number }
+  >;
   readonly nextDue: Statement<[string], { at: number | null }>;
   readonly reservedNextDue: Statement<[string, string], { at: number | null }>;
 
@@ -195,19 +198,19 @@ export function claimReady(
     // One statement for all: per-statement costs (a statement journal, the RETURNING table, the
     // call) were a third of a claim when each task had its own.
     const rows = s.take.all(worker.id, now + leaseMs, worker.pid, worker.host, now, JSON.stringify(chosen));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    // In claim order (RETURNING has none), so the attempt rows are numbered in it too.
+    const taken = chosen.flatMap((id) => byId.get(id) ?? []);
     const attempts = s.addAttempts.all({
-      list: JSON.stringify(rows.map((r) => [r.id, r.attempts])),
+      list: JSON.stringify(taken.map((r) => [r.id, r.attempts])),
       now,
       worker: worker.id,
     });
     const historyOf = new Map(attempts.map((h) => [h.task_id, h.id]));
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    for (const id of chosen) {
-      const row = byId.get(id);
-      if (!row) continue;
+    for (const row of taken) {
       // Only rate-limited groups pay for the start log.
       if (rateLimited.has(row.group_name)) s.addStart.run(row.group_name, now);
-      claimed.push({ task: toTask(row), historyId: historyOf.get(id)! });
+      claimed.push({ task: toTask(row), historyId: historyOf.get(row.id)! });
     }
   }
 

@@ -263,7 +263,11 @@ export class SqliteTaskStore implements TaskStore {
     if (finishes.length === 0) return new Set();
     const list = JSON.stringify(finishes.map((f) => [f.taskId, f.attempt, f.result]));
     const written = new Set(this.st.finishDoneMany.all({ now, list, owner: worker.id }).map((r) => r.id));
-    const closes = finishes.filter((f) => written.has(f.taskId)).map((f) => [f.historyId, f.output]);
+    // toWellFormed: a lone surrogate would reach SQLite through JSON as invalid UTF-8; bound
+    // directly it became one U+FFFD, and so it does here.
+    const closes = finishes
+      .filter((f) => written.has(f.taskId))
+      .map((f) => [f.historyId, f.output?.toWellFormed() ?? null]);
     if (closes.length > 0) this.st.closeDoneMany.run({ now, list: JSON.stringify(closes) });
     return written;
   }
