@@ -28,9 +28,10 @@ const open = (file: string): Queue => defineQueue({ connection: better(new Datab
 const freshFile = () => path.join(benchDir(), 'plainjob.db');
 const NOOP = { ms: 0 };
 
-export function enqueueSingle(a: { n: number }) {
+/** `warmup` calls first, untimed (default 100: the first calls of a cold process). */
+export function enqueueSingle(a: { n: number; warmup?: number }) {
   const queue = open(freshFile());
-  for (let i = 0; i < 100; i++) queue.add(PJ_TYPE, NOOP);
+  for (let i = 0; i < (a.warmup ?? 100); i++) queue.add(PJ_TYPE, NOOP);
   settleHeap();
   const t = performance.now();
   for (let i = 0; i < a.n; i++) queue.add(PJ_TYPE, NOOP);
