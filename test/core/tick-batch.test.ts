@@ -159,4 +159,92 @@ describe('a batched tick', () => {
     }
     expect(store.stats(4000, 0).counts).toMatchObject({ done: 4, failed: 1, running: 1, pending: 0 });
   });
+
+  it('with a task named twice, writes the first end that holds the lease, as one by one did', () => {
+    open();
+    store.enqueue([newTaskRow({ name: 'twice' }), newTaskRow({ name: 'order' })], 500);
+    const [first] = claim(a, 1, 1000);
+    store.reclaimLost(2000, (o) => o.id === a.id);
+    const again = claim(a, 2, 3000);
+    const second = again.find((c) => c.task.id === first!.task.id);
+    const other = again.find((c) => c.task.id !== first!.task.id);
+    expect(second?.task.attempts).toBe(2);
+    const stale = done(first!, '"stale"', 'stale output');
+    const fresh = done(second!, '"fresh"', 'fresh output');
+    const failed: Finish = {
+      ...done(other!, null, null),
+      status: 'failed',
+      outcome: 'failed',
+      error: 'first',
+    };
+    const after = done(other!, '"second"', null);
+    const out = store.tick({
+      now: () => 4000,
+      worker: a,
+      leaseMs: LEASE,
+      finishes: [stale, fresh, failed, after],
+      claimMax: 0,
+    });
+    expect(out.applied).toEqual([fresh, failed]);
+    const t = store.getTask(first!.task.id)!;
+    expect(t).toMatchObject({ status: 'done', result: 'fresh' });
+    expect(t.history.find((h) => h.id === first!.historyId)).toMatchObject({ outcome: 'lost' });
+    expect(t.history.find((h) => h.id === first!.historyId)!.output).not.toBe('stale output');
+    expect(store.getTask(other!.task.id)).toMatchObject({ status: 'failed', error: 'first' });
+  });
+
+  it('writes a backlog of ends too large for one statement in several, all of them', () => {
+    open();
+    store.updateSettings({ globalConcurrency: 1000 });
+    store.enqueue(
+      Array.from({ length: 700 }, (_, i) => newTaskRow({ name: `t${i}` })),
+      500,
+    );
+    const claimed = claim(a, 700);
+    expect(claimed).toHaveLength(700);
+    // 700 ends (more than one statement's count) and 40 MB of results (more than its text).
+    const result = JSON.stringify('r'.repeat(60_000));
+    const out = store.tick({
+      now: () => 2000,
+      worker: a,
+      leaseMs: LEASE,
+      finishes: claimed.map((c) => done(c, result, `out ${c.task.id}`)),
+      claimMax: 0,
+    });
+    expect(out.applied).toHaveLength(700);
+    expect(store.stats(2000, 0).counts).toMatchObject({ done: 700, running: 0 });
+    const last = store.getTask(claimed[699]!.task.id)!;
+    expect(last.result).toBe('r'.repeat(60_000));
+    expect(last.history.at(-1)).toMatchObject({ outcome: 'done', output: `out ${last.id}` });
+  });
+
+  it('keeps its plans on rowid lookups after an ANALYZE of a small file', () => {
+    const file = path.join(tempDir(), 'q.db');
+    store = new SqliteTaskStore(file);
+    store.enqueue([newTaskRow(), newTaskRow()], 500);
+    claim(a, 1);
+    store.db.exec('ANALYZE');
+    expect(store.db.prepare('SELECT count(*) FROM sqlite_stat1').pluck().get()).toBeGreaterThan(0);
+    store.close();
+
+    store = new SqliteTaskStore(file);
+    expect(store.db.prepare('SELECT count(*) FROM sqlite_stat1').pluck().get()).toBe(0);
+    const internals = store as unknown as {
+      claimSql: { take: { source: string } };
+      st: { finishDoneMany: { source: string }; closeDoneMany: { source: string } };
+    };
+    for (const sql of [
+      internals.claimSql.take.source,
+      internals.st.finishDoneMany.source,
+      internals.st.closeDoneMany.source,
+    ]) {
+      const plan = store.db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...(sql.includes('@') ? [{ now: 0, list: '[]', owner: 'x' }] : ['x', 0, 0, 'h', 0, '[]']))
+        .map((r) => (r as { detail: string }).detail)
+        .join(' | ');
+      expect(plan).toMatch(/SEARCH (tasks|history) USING INTEGER PRIMARY KEY/);
+      expect(plan).not.toMatch(/SCAN (tasks|history)/);
+    }
+  });
 });

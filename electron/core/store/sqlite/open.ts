@@ -60,11 +60,36 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
     // The synchronous level is set per commit by Commits (commits.ts).
     db.pragma('foreign_keys = OFF');
     migrate(db);
+    if (!snapshot) dropPlannerStatistics(db);
   } catch (err) {
     db.close();
     throw err;
   }
   return db;
+}
+
+/**
+ * The store's statements are written for the planner's estimates without statistics: the claim
+ * and the finishes join a JSON list of ids to tasks and history and need one rowid lookup per
+ * entry. Statistics from an ANALYZE run while the file was small (by any tool, or PRAGMA
+ * optimize) made the planner scan the whole table for each tick instead (a drain of 20,000 tasks
+ * took minutes, not a second), so they are dropped; `ANALYZE sqlite_schema` makes this connection
+ * forget the ones it loaded. A connection that cannot write keeps them: it never ticks.
+ */
+function dropPlannerStatistics(db: Database.Database): void {
+  const tables = db
+    .prepare<[], string>(
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'sqlite\\_stat%' ESCAPE '\\'",
+    )
+    .pluck()
+    .all()
+    .filter((t) => db.prepare(`SELECT EXISTS (SELECT 1 FROM "${t}")`).pluck().get() === 1);
+  if (tables.length === 0) return; // the usual case: no write on open
+  try {
+    db.exec(`${tables.map((t) => `DELETE FROM "${t}";`).join(' ')} ANALYZE sqlite_schema;`);
+  } catch (err) {
+    if (!(err instanceof Database.SqliteError)) throw err;
+  }
 }
 
 function tightenMode(file: string): void {

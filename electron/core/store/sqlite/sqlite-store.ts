@@ -238,11 +238,7 @@ export class SqliteTaskStore implements TaskStore {
 
   private tickInTransaction(input: TickInput): TickOutput {
     const now = input.now(); // inside BEGIN IMMEDIATE: see TickInput.now
-    const done = input.finishes.filter((f): f is DoneFinish => f.status === 'done');
-    const doneApplied = this.applyDone(done, input.worker, now);
-    const applied = input.finishes.filter((f) =>
-      f.status === 'done' ? doneApplied.has(f.taskId) : this.applyFailed(f, input.worker, now),
-    );
+    const applied = this.applyFinishes(input.finishes, input.worker, now);
     const { claimed, nextWakeAt } = claimReady(
       this.claimSql,
       now,
@@ -255,20 +251,54 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   /**
-   * Writes the successful ends, only where this worker still holds that attempt's lease, in two
-   * statements however many there are (one per task cost a third of a drain's time); returns the
-   * ids written.
+   * Writes each attempt's end, only where this worker still holds that attempt's lease; returns
+   * the finishes written, in the order given. The successful ends go in a few statements however
+   * many there are (one per task cost a third of a drain's time).
    */
+  private applyFinishes(finishes: readonly Finish[], worker: WorkerIdentity, now: number): Finish[] {
+    // A task named twice (which the dispatcher never sends) goes one by one, in order, so the
+    // first end that holds the lease wins as it always did.
+    if (new Set(finishes.map((f) => f.taskId)).size !== finishes.length) {
+      return finishes.filter((f) =>
+        f.status === 'done' ? this.applyDone([f], worker, now).size === 1 : this.applyFailed(f, worker, now),
+      );
+    }
+    const written = this.applyDone(
+      finishes.filter((f): f is DoneFinish => f.status === 'done'),
+      worker,
+      now,
+    );
+    return finishes.filter((f) =>
+      f.status === 'done' ? written.has(f.taskId) : this.applyFailed(f, worker, now),
+    );
+  }
+
+  /** The successful ends of distinct tasks, in chunks; returns the ids written. */
   private applyDone(finishes: readonly DoneFinish[], worker: WorkerIdentity, now: number): Set<number> {
-    if (finishes.length === 0) return new Set();
-    const list = JSON.stringify(finishes.map((f) => [f.taskId, f.attempt, f.result]));
-    const written = new Set(this.st.finishDoneMany.all({ now, list, owner: worker.id }).map((r) => r.id));
-    // toWellFormed: a lone surrogate would reach SQLite through JSON as invalid UTF-8; bound
-    // directly it became one U+FFFD, and so it does here.
-    const closes = finishes
-      .filter((f) => written.has(f.taskId))
-      .map((f) => [f.historyId, f.output?.toWellFormed() ?? null]);
-    if (closes.length > 0) this.st.closeDoneMany.run({ now, list: JSON.stringify(closes) });
+    const written = new Set<number>();
+    let from = 0;
+    while (from < finishes.length) {
+      // Bounded by count and text, so that a backlog of finishes held back while writes failed
+      // (up to every running task, each with a 64 KB result) never makes one string too long
+      // for V8 or SQLite, which would fail every retry the same way.
+      let to = from;
+      let chars = 0;
+      while (to < finishes.length && to - from < DONE_CHUNK && chars < DONE_CHUNK_CHARS) {
+        const f = finishes[to++]!;
+        chars += (f.result?.length ?? 0) + (f.output?.length ?? 0);
+      }
+      const chunk = finishes.slice(from, to);
+      from = to;
+      // toWellFormed: a lone surrogate would reach SQLite through JSON as invalid UTF-8; bound
+      // directly it became one U+FFFD, and so it does here.
+      const list = JSON.stringify(chunk.map((f) => [f.taskId, f.attempt, f.result?.toWellFormed() ?? null]));
+      const ids = new Set(this.st.finishDoneMany.all({ now, list, owner: worker.id }).map((r) => r.id));
+      const closes = chunk
+        .filter((f) => ids.has(f.taskId))
+        .map((f) => [f.historyId, f.output?.toWellFormed() ?? null]);
+      if (closes.length > 0) this.st.closeDoneMany.run({ now, list: JSON.stringify(closes) });
+      for (const id of ids) written.add(id);
+    }
     return written;
   }
 
@@ -685,6 +715,9 @@ function percentile(sorted: readonly number[], q: number): number | null {
 }
 
 type DoneFinish = Extract<Finish, { status: 'done' }>;
+/** Most successful ends written by one statement, and about the most text (UTF-16 units) in it. */
+const DONE_CHUNK = 512;
+const DONE_CHUNK_CHARS = 8 * 1024 * 1024;
 type FailedFinish = Exclude<Finish, { status: 'done' }>;
 
 interface OwnedParams {
