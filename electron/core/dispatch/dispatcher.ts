@@ -50,9 +50,9 @@ export interface DispatcherOptions {
   maxInFlight?: number;
   /**
    * Most tasks claimed in one transaction (default 128). Each commit of a tick that writes results
-   * waits for one fsync, so a bigger batch shares it among more tasks: a no-op drain ran 45k/s at
-   * 64 and 53k/s at 128; the write lock is then held ~2-3 ms per tick, well inside what the other
-   * processes and the main thread's frames tolerate.
+   * waits for one fsync, so a bigger batch shares it among more tasks: a no-op drain ran 40k/s at
+   * 64 and 47k/s at 128 (test/bench); the write lock is then held ~2-3 ms per tick, well inside
+   * what the other processes and the main thread's frames tolerate.
    */
   claimBatch?: number;
   /** how long an aborted handler may take to stop before its attempt is ended without it */

@@ -85,6 +85,8 @@ export class ClaimStatements {
          AND status IN ('pending', 'retrying') AND reserved_for IS NOT NULL AND run_at <= ?
        ORDER BY priority, run_at, id LIMIT ?`,
     );
+    // The last parameter is a JSON array of ids; `+status` keeps the planner on one rowid lookup
+    // per id instead of the status index.
     this.take = db.prepare(
       `UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_owner = ?,
          lease_expires_at = ?, owner_pid = ?, owner_host = ?, started_at = ?, progress = NULL,

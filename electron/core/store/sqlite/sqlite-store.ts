@@ -715,10 +715,10 @@ function percentile(sorted: readonly number[], q: number): number | null {
 }
 
 type DoneFinish = Extract<Finish, { status: 'done' }>;
+type FailedFinish = Exclude<Finish, { status: 'done' }>;
 /** Most successful ends written by one statement, and about the most text (UTF-16 units) in it. */
 const DONE_CHUNK = 512;
 const DONE_CHUNK_CHARS = 8 * 1024 * 1024;
-type FailedFinish = Exclude<Finish, { status: 'done' }>;
 
 interface OwnedParams {
   id: number;
