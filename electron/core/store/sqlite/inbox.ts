@@ -18,6 +18,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { NewTask } from '../task-store.ts';
+import { splitByText } from './split-by-text.ts';
 import type { TaskInserter } from './insert-tasks.ts';
 
 /** One task as stored in an inbox row; the order of NewTask's fields. */
@@ -85,21 +86,11 @@ export class Inbox {
    * (the caller's) to stay all or nothing.
    */
   rows(tasks: readonly NewTask[]): (readonly NewTask[])[] {
-    const parts: (readonly NewTask[])[] = [];
-    let from = 0;
-    let chars = 0;
-    for (let i = 0; i < tasks.length; i++) {
-      const t = tasks[i]!;
-      const c = t.payload.length + t.name.length + (t.unique?.length ?? 0) + TASK_OVERHEAD_CHARS;
-      if (i > from && chars + c > ROW_CHARS) {
-        parts.push(tasks.slice(from, i));
-        from = i;
-        chars = 0;
-      }
-      chars += c;
-    }
-    parts.push(from === 0 ? tasks : tasks.slice(from));
-    return parts;
+    return splitByText(
+      tasks,
+      (t) => t.payload.length + t.name.length + (t.unique?.length ?? 0) + TASK_OVERHEAD_CHARS,
+      ROW_CHARS,
+    );
   }
 
   /** Appends the rows (from `rows`) and returns the id of the first task; the others follow it. */

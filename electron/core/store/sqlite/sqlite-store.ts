@@ -31,6 +31,7 @@ import { SqliteScheduleStore } from './schedule-store.ts';
 import { Commits } from './commits.ts';
 import { TaskInserter } from './insert-tasks.ts';
 import { Inbox } from './inbox.ts';
+import { splitByText } from './split-by-text.ts';
 import { newTaskRecord, toHistory, toTask, type HistoryRow, type TaskRow } from './rows.ts';
 
 const FINISHED = new Set<string>(FINISHED_STATUSES);
@@ -276,19 +277,16 @@ export class SqliteTaskStore implements TaskStore {
   /** The successful ends of distinct tasks, in chunks; returns the ids written. */
   private applyDone(finishes: readonly DoneFinish[], worker: WorkerIdentity, now: number): Set<number> {
     const written = new Set<number>();
-    let from = 0;
-    while (from < finishes.length) {
-      // Bounded by count and text, so that a backlog of finishes held back while writes failed
-      // (up to every running task, each with a 64 KB result) never makes one string too long
-      // for V8 or SQLite, which would fail every retry the same way.
-      let to = from;
-      let chars = 0;
-      while (to < finishes.length && to - from < DONE_CHUNK && chars < DONE_CHUNK_CHARS) {
-        const f = finishes[to++]!;
-        chars += (f.result?.length ?? 0) + (f.output?.length ?? 0);
-      }
-      const chunk = finishes.slice(from, to);
-      from = to;
+    // Bounded, so that a backlog of finishes held back while writes failed (up to every running
+    // task, each with a 64 KB result) never makes a list too long to write, which would fail
+    // every retry the same way.
+    const chunks = splitByText(
+      finishes,
+      (f) => (f.result?.length ?? 0) + (f.output?.length ?? 0),
+      DONE_CHUNK_CHARS,
+      DONE_CHUNK,
+    );
+    for (const chunk of chunks) {
       // toWellFormed: a lone surrogate would reach SQLite through JSON as invalid UTF-8; bound
       // directly it became one U+FFFD, and so it does here.
       const list = JSON.stringify(chunk.map((f) => [f.taskId, f.attempt, f.result?.toWellFormed() ?? null]));
