@@ -5,8 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { SchemaTooNewError } from '../core/store/sqlite/migrations.ts';
-import { StorageError } from '../core/store/sqlite/storage-errors.ts';
+import { SchemaTooNewError, StorageError } from '../core/errors.ts';
 import {
   cancelCommand,
   deleteCommand,

@@ -50,7 +50,7 @@ import type { EnqueueResult, NewTask, TaskStore } from './store/task-store.ts';
 import { isOwnerProcessGone, newWorkerIdentity } from './worker-identity.ts';
 import { Scheduler, fireDueSchedules } from './schedule/scheduler.ts';
 import type { NewSchedule, StoredSchedule } from './store/schedule-store.ts';
-import { recurrenceOf } from './store/sqlite/schedule-store.ts';
+import { recurrenceOf } from './schedule/plan.ts';
 import { nextDue, nextDues } from '../../shared/schedule-times.ts';
 
 const DAY = 24 * 3600_000;

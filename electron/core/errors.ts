@@ -31,3 +31,31 @@ export class TaskCancelledError extends Error {
     this.name = 'TaskCancelledError';
   }
 }
+
+export type StorageCondition = 'full' | 'read-only' | 'io' | 'cannot-open' | 'moved';
+
+/** A storage failure, described for people; `code` is the backend's (or the system's) code. */
+export class StorageError extends Error {
+  readonly code: string;
+  readonly condition: StorageCondition;
+  /** the queue's location as shown to the user (a file path, or a server without its password) */
+  readonly file: string;
+  constructor(message: string, code: string, condition: StorageCondition, file: string) {
+    super(message);
+    this.name = 'StorageError';
+    this.code = code;
+    this.condition = condition;
+    this.file = file;
+  }
+}
+
+/** The queue was written by a newer Semaforo: it is left untouched. */
+export class SchemaTooNewError extends Error {
+  constructor(found: number, known: number) {
+    super(
+      `this database has schema version ${found}, written by a newer Semaforo; this version knows up to ${known}. ` +
+        `Upgrade Semaforo to open it (it is left untouched).`,
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}

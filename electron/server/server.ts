@@ -11,7 +11,7 @@ import { ConflictError, NotFoundError, ValidationError, toErrorInfo } from '../.
 import type { Engine } from '../core/engine.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
 import { createQueueService, handleRequest } from '../core/service.ts';
-import { StorageError } from '../core/store/sqlite/storage-errors.ts';
+import { StorageError } from '../core/errors.ts';
 import { bearerOf, checkHost, checkOrigin, checkToken, loopbackHosts, type GuardConfig } from './guard.ts';
 import { resolveStatic, sendStatic } from './static-files.ts';
 import { loadOrCreateToken } from './token.ts';

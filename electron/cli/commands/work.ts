@@ -3,7 +3,7 @@ import os from 'node:os';
 import { Command } from 'commander';
 import { ValidationError } from '../../../shared/errors.ts';
 import type { Engine, EngineOptions } from '../../core/engine.ts';
-import { StorageError } from '../../core/store/sqlite/storage-errors.ts';
+import { StorageError } from '../../core/errors.ts';
 import type { CliContext } from '../context.ts';
 import { loadKinds } from '../kinds.ts';
 import { progressLine } from '../io.ts';

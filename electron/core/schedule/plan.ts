@@ -9,6 +9,14 @@ import { duesBetween, nextDue, type Recurrence } from '../../../shared/schedule-
 /** A due time this close behind the clock is on time, not missed (covers a late timer or a busy lock). */
 export const ON_TIME_MS = 60_000;
 
+/** Interval schedules keep their grid through the stored next due time (`anchor`). */
+export function recurrenceOf(
+  s: { cron: string | null; timezone: string | null; everyMs: number | null },
+  anchor: number,
+): Recurrence {
+  return s.cron !== null ? { cron: s.cron, timezone: s.timezone } : { everyMs: s.everyMs ?? 60_000, anchor };
+}
+
 export interface DueSchedule {
   recurrence: Recurrence;
   /** the stored next due time, at or before `now` */

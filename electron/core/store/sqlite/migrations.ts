@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { SchemaTooNewError } from '../../errors.ts';
 
 /**
  * Numbered schema migrations. The schema version lives in `PRAGMA user_version`; each migration
@@ -292,16 +293,6 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
-
-export class SchemaTooNewError extends Error {
-  constructor(found: number, known: number) {
-    super(
-      `this database has schema version ${found}, written by a newer Semaforo; this version knows up to ${known}. ` +
-        `Upgrade Semaforo to open it (it is left untouched).`,
-    );
-    this.name = 'SchemaTooNewError';
-  }
-}
 
 export function migrate(db: Database): { from: number; to: number } {
   const from = db.pragma('user_version', { simple: true }) as number;

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { LATEST_SCHEMA_VERSION, SchemaTooNewError, migrate } from './migrations.ts';
+import { SchemaTooNewError } from '../../errors.ts';
+import { LATEST_SCHEMA_VERSION, migrate } from './migrations.ts';
 
 export interface OpenOptions {
   /** How long a write waits for another process's transaction before "database busy". */

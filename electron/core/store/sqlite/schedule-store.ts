@@ -8,11 +8,10 @@ import {
   type TaskTemplate,
 } from '../../../../shared/domain.ts';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
-import type { Recurrence } from '../../../../shared/schedule-times.ts';
 import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../schedule-store.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
 import type { Commits } from './commits.ts';
-import type { DueSchedule, FirePlan } from '../../schedule/plan.ts';
+import { recurrenceOf, type DueSchedule, type FirePlan } from '../../schedule/plan.ts';
 
 interface ScheduleRow {
   id: number;
@@ -81,14 +80,6 @@ function toSchedule(r: ScheduleRow): StoredSchedule {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
-}
-
-/** Interval schedules keep their grid through the stored next due time (`anchor`). */
-export function recurrenceOf(
-  s: { cron: string | null; timezone: string | null; everyMs: number | null },
-  anchor: number,
-): Recurrence {
-  return s.cron !== null ? { cron: s.cron, timezone: s.timezone } : { everyMs: s.everyMs ?? 60_000, anchor };
 }
 
 /** The stored columns in statement order: name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at. */

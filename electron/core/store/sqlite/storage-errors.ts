@@ -9,8 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-
-export type StorageCondition = 'full' | 'read-only' | 'io' | 'cannot-open' | 'moved';
+import { StorageError, type StorageCondition } from '../../errors.ts';
 
 /** Whether this process may write a path, as the kernel answers access(2). */
 export type Access = 'yes' | 'no' | 'read-only-fs' | 'missing' | 'unknown';
@@ -22,20 +21,6 @@ export interface StorageFacts {
   folder: Access;
   /** the -shm file (SQLite cannot write through a read-only one, whatever the database's mode) */
   shm: Access;
-}
-
-/** A storage failure, described for people; `code` is SQLite's (or the system's) code. */
-export class StorageError extends Error {
-  readonly code: string;
-  readonly condition: StorageCondition;
-  readonly file: string;
-  constructor(message: string, code: string, condition: StorageCondition, file: string) {
-    super(message);
-    this.name = 'StorageError';
-    this.code = code;
-    this.condition = condition;
-    this.file = file;
-  }
 }
 
 /** With less free than this, an I/O error while writing is taken for a full disk. */
