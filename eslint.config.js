@@ -1,5 +1,6 @@
-// Lint rules, including the layering of ARCHITECTURE.md: each folder may import only what can run
-// where that folder's code runs. Not type-aware, so it stays fast.
+// Lint rules, including the layering described in docs/ARCHITECTURE.md ("Layers"): each folder may
+// import only what can run where that folder's code runs, and only the store factory reaches a
+// backend. Not type-aware, so it stays fast.
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
@@ -23,6 +24,12 @@ const noElectron = {
 const noReact = { regex: pkg('react', 'react-dom'), message: 'React belongs to renderer/' };
 const noSqlite = { regex: pkg('better-sqlite3'), message: 'only the engine (electron/core) opens SQLite' };
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+// A backend is reached only through the TaskStore contract, opened by store/open-store.ts.
+const noBackend = {
+  group: ['**/store/sqlite', '**/store/sqlite/**', '**/sqlite/*', './sqlite/**'],
+  message:
+    'only electron/core/store/open-store.ts opens a backend; use the TaskStore contract (docs/ARCHITECTURE.md)',
+};
 const coreFaces = {
   group: [
     '**/renderer/**',
@@ -61,12 +68,23 @@ export default defineConfig(
       message: 'shared/ imports nothing but itself (and a schema library)',
     }),
   },
-  { files: ['electron/core/**'], rules: restrict(noElectron, noReact, coreFaces) },
+  { files: ['electron/core/**'], rules: restrict(noElectron, noReact, coreFaces, noBackend) },
   // electron/core/engine.ts can reach electron/main as `../main/...`, which the `**/electron/main/**`
   // pattern cannot see: for each folder depth, the climb that leaves core is blocked too. (Flat config
   // replaces rule options instead of merging them, so each block repeats the whole list.)
   ...[0, 1, 2, 3, 4, 5, 6, 7].map((depth) => ({
     files: [`electron/core/${'*/'.repeat(depth)}*`],
+    rules: restrict(noElectron, noReact, coreFaces, noBackend, {
+      regex: `^(\\.\\./){${depth + 1}}(main|preload|server|cli)(/|$)`,
+      message: 'the engine must not depend on its faces',
+    }),
+  })),
+  // The backend's own folder, and the factory that opens it, may import it (same depth rules).
+  ...[
+    ['electron/core/store/open-store.ts', 1],
+    ['electron/core/store/sqlite/*', 2],
+  ].map(([files, depth]) => ({
+    files: [files],
     rules: restrict(noElectron, noReact, coreFaces, {
       regex: `^(\\.\\./){${depth + 1}}(main|preload|server|cli)(/|$)`,
       message: 'the engine must not depend on its faces',
@@ -74,11 +92,11 @@ export default defineConfig(
   })),
   {
     files: ['electron/server/**', 'electron/cli/**'],
-    rules: restrict(noElectron, noReact),
+    rules: restrict(noElectron, noReact, noBackend),
   },
   {
     files: ['electron/main/**', 'electron/preload/**'],
-    rules: restrict(noReact),
+    rules: restrict(noReact, noBackend),
   },
   {
     files: ['renderer/**'],

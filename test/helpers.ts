@@ -17,8 +17,8 @@ export function tempDir(): string {
 }
 
 /** An engine on a fresh database file in a temp dir, with fast retries for tests. */
-export function testEngine(options: Partial<EngineOptions> = {}): Engine {
-  const engine = createEngine({
+export async function testEngine(options: Partial<EngineOptions> = {}): Promise<Engine> {
+  const engine = await createEngine({
     file: options.file ?? path.join(tempDir(), 'queue.db'),
     backoff: { baseMs: 20, capMs: 200, floorMs: 10, maxRetryAfter: 5 },
     pollIntervalMs: 10,
@@ -71,15 +71,15 @@ export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-/** Waits for `predicate` to hold, checking on every change event and every 20 ms. */
+/** Waits for `predicate` (which may be async) to hold, checking every 20 ms. */
 export async function waitFor<T>(
-  predicate: () => T | undefined | false,
+  predicate: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,
   timeoutMs = 15_000,
 ): Promise<T> {
   const start = Date.now();
   for (;;) {
-    const v = predicate();
+    const v = await predicate();
     if (v) return v;
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -89,7 +89,9 @@ export async function waitFor<T>(
 afterEach(async () => {
   const leftChildren = [...children];
   for (const c of leftChildren) c.kill('SIGKILL');
-  const leftRunning = [...engines].filter((e) => e.dispatching);
+  // Which engines still dispatch once the test is over: a dispatcher left running is a leak
+  // (timers, leases, a file held open), even when the assertions passed.
+  const leftRunning = [...engines].filter((e) => e.dispatching).length;
   for (const e of engines) await e.close(1000);
   engines.clear();
   children.clear();
@@ -99,5 +101,5 @@ afterEach(async () => {
     leftChildren.filter((c) => c.exitCode === null && c.signalCode === null).length,
     'child processes left running',
   ).toBe(0);
-  void leftRunning;
+  expect(leftRunning, 'engines left dispatching (stop or close them in the test)').toBe(0);
 });

@@ -37,8 +37,8 @@ export class CliContext {
   }
 
   /** Opens the queue; closed when the command ends. */
-  engine(cmd: Command, options: Partial<EngineOptions> = {}): Engine {
-    const engine = createEngine({
+  async engine(cmd: Command, options: Partial<EngineOptions> = {}): Promise<Engine> {
+    const engine = await createEngine({
       file: this.dbPath(cmd),
       logger: stderrLogger(this.globals(cmd).verbose === true),
       ...options,

@@ -66,12 +66,13 @@ function optionPath(path: string, names: OptionNames): string {
 }
 
 /**
- * Runs `f`; a ValidationError it throws names the options the user typed instead of the engine's
- * field names, so the one-line error points at what to change (`--priority: must be …`).
+ * Runs `f` (parsing, then the engine call); a ValidationError it throws or rejects with names the
+ * options the user typed instead of the field names, so the one-line error points at what to
+ * change (`--priority: must be …`).
  */
-export function namingOptions<T>(names: OptionNames, f: () => T): T {
+export async function namingOptions<T>(names: OptionNames, f: () => T | Promise<T>): Promise<T> {
   try {
-    return f();
+    return await f();
   } catch (err) {
     if (err instanceof ValidationError)
       throw new ValidationError(err.issues.map((i) => ({ ...i, path: optionPath(i.path, names) })));

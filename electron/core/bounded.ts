@@ -1,6 +1,6 @@
 import { utf8Length } from '../../shared/json.ts';
 
-/** Size limits for what the engine keeps of a task's run (see ARCHITECTURE: bounded everything). */
+/** Size limits for what the engine keeps of a task's run (docs/ARCHITECTURE.md, "Bounded"). */
 export const BOUNDS = {
   errorChars: 4000,
   outputChars: 16_000,

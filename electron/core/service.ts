@@ -1,7 +1,8 @@
 /**
  * The engine-facing side of the contract (shared/api.ts): one function per request. Transports
  * (Electron IPC, HTTP) call `handleRequest` with the request name and the raw input from outside;
- * it validates once, here, and returns the output or throws a ValidationError/NotFoundError.
+ * it validates once, here, and resolves with the output or rejects with a ValidationError/NotFoundError.
+ * The engine takes the parsed inputs as they are.
  */
 import {
   isRequestName,
@@ -14,7 +15,9 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { parseInput } from '../../shared/schemas.ts';
 import type { Engine } from './engine.ts';
 
-export type QueueService = { [K in RequestName]: (input: ApiParsedInput<K>) => ApiOutput<K> };
+export type QueueService = {
+  [K in RequestName]: (input: ApiParsedInput<K>) => ApiOutput<K> | Promise<ApiOutput<K>>;
+};
 
 export function createQueueService(engine: Engine): QueueService {
   const pauseOrResume = (paused: boolean, group: string | undefined) => {
@@ -27,17 +30,17 @@ export function createQueueService(engine: Engine): QueueService {
     listTasks: (i) => engine.listTasks(i ?? {}),
     getTask: (i) => engine.getTask(i.id),
     enqueue: (i) => engine.enqueue(i),
-    retry: (i) => ({ ids: engine.retry(i.ids) }),
-    retryFailed: (i) => ({ ids: engine.retryFailed(i ?? {}) }),
+    retry: async (i) => ({ ids: await engine.retry(i.ids) }),
+    retryFailed: async (i) => ({ ids: await engine.retryFailed(i ?? {}) }),
     cancel: (i) => engine.cancel(i.ids),
-    remove: (i) => ({ ids: engine.remove(i.ids) }),
+    remove: async (i) => ({ ids: await engine.remove(i.ids) }),
     setPriority: (i) => engine.setPriority(i.id, i.priority),
     pause: (i) => pauseOrResume(true, i?.group),
     resume: (i) => pauseOrResume(false, i?.group),
     updateGroup: (i) => engine.updateGroup(i.name, i.update),
-    settings: () => engine.stats(0).settings,
+    settings: async () => (await engine.stats(0)).settings,
     updateSettings: (i) => engine.updateSettings(i),
-    purge: (i) => ({ count: engine.purge(i.olderThanMs) }),
+    purge: async (i) => ({ count: await engine.purge(i.olderThanMs) }),
     kinds: () => engine.registry.list(),
     listSchedules: () => engine.listSchedules(),
     getSchedule: (i) => engine.getSchedule(i.name),
@@ -45,8 +48,8 @@ export function createQueueService(engine: Engine): QueueService {
     updateSchedule: (i) => engine.updateSchedule(i.name, i.schedule),
     pauseSchedule: (i) => engine.pauseSchedule(i.name),
     resumeSchedule: (i) => engine.resumeSchedule(i.name),
-    removeSchedule: (i) => {
-      engine.removeSchedule(i.name);
+    removeSchedule: async (i) => {
+      await engine.removeSchedule(i.name);
       return { name: i.name };
     },
     runScheduleNow: (i) => engine.runScheduleNow(i.name),
@@ -55,12 +58,12 @@ export function createQueueService(engine: Engine): QueueService {
 }
 
 /** Validates `input` for request `name` and runs it. Unknown names are a NotFoundError. */
-export function handleRequest(service: QueueService, name: string, input: unknown): unknown {
+export async function handleRequest(service: QueueService, name: string, input: unknown): Promise<unknown> {
   if (!isRequestName(name)) throw new NotFoundError(`unknown request "${name}"`);
   return call(service, name, input);
 }
 
-function call<K extends RequestName>(service: QueueService, name: K, input: unknown): ApiOutput<K> {
+function call<K extends RequestName>(service: QueueService, name: K, input: unknown): Promise<ApiOutput<K>> {
   const parsed = parseInput(requestSchemas[name], input) as ApiParsedInput<K>;
-  return service[name](parsed);
+  return Promise.resolve(service[name](parsed));
 }

@@ -4,6 +4,7 @@
  * actions. The Electron side (main.ts) is a `DesktopHost` that only renders and reports.
  */
 import type { QueueSettings } from '../../shared/domain.ts';
+import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
 import type { Engine } from '../core/engine.ts';
 import type { Logger } from '../core/logger.ts';
 import { NotificationPolicy, type Notice } from './policy/notification-policy.ts';
@@ -31,11 +32,14 @@ export interface DesktopControllerOptions {
 }
 
 export interface DesktopController {
-  /** recompute the tray and look for new failures (called on every coalesced change) */
-  refresh(): void;
-  handle(action: TrayAction): void;
+  /**
+   * Recompute the tray and look for new failures (called on every coalesced change). One refresh
+   * runs at a time; one asked for meanwhile runs after it, and both callers hear when it is done.
+   */
+  refresh(): Promise<void>;
+  handle(action: TrayAction): Promise<void>;
   /** the user opened the window: failures so far are seen */
-  markFailuresSeen(): void;
+  markFailuresSeen(): Promise<void>;
   readonly view: TrayView | null;
   dispose(): void;
 }
@@ -69,9 +73,9 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
     dueTimer.unref?.();
   };
 
-  const checkFailures = (settings: QueueSettings) => {
+  const checkFailures = async (settings: QueueSettings) => {
     for (;;) {
-      const failed = o.engine.failedSince(cursor, 500);
+      const failed = await o.engine.failedSince(cursor, 500);
       if (failed.length === 0) break;
       const last = failed[failed.length - 1]!;
       cursor = { at: last.finishedAt ?? cursor.at, id: last.id };
@@ -83,17 +87,17 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
         ),
       );
       const hooks = webhookSpecs(failed, settings.failureWebhook);
-      if (hooks.length) o.engine.enqueueMany(hooks);
+      if (hooks.length) await o.engine.enqueueMany(hooks.map((h) => parseTaskSpec(h)));
       if (failed.length < 500) break;
     }
     scheduleDue();
   };
 
-  const refresh = () => {
+  const refreshOnce = async () => {
     try {
       // One stats read per refresh serves both the failure check and the tray.
-      const stats = o.engine.stats(5);
-      checkFailures(stats.settings);
+      const stats = await o.engine.stats(5);
+      await checkFailures(stats.settings);
       const groupsWithWork = stats.groups.filter(
         (g) => g.counts.pending + g.counts.retrying + g.counts.running > 0,
       );
@@ -105,7 +109,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
         now: now(),
         launchAtLogin: o.host.getLaunchAtLogin(),
         notificationsEnabled: stats.settings.notifications.enabled,
-        nextSchedule: o.engine.nextSchedule(),
+        nextSchedule: await o.engine.nextSchedule(),
       });
       if (!sameView(view, next)) {
         view = next;
@@ -115,10 +119,24 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
       o.logger.error(`tray update failed: ${String(err)}`);
     }
   };
+  // Refreshes never overlap: two at once would both read the failure cursor and notify twice.
+  let current: Promise<void> | null = null;
+  let next: Promise<void> | null = null;
+  const refresh = (): Promise<void> => {
+    if (!current) {
+      current = refreshOnce().finally(() => (current = null));
+      return current;
+    }
+    next ??= current.then(() => {
+      next = null;
+      return refresh();
+    });
+    return next;
+  };
 
-  const off = o.engine.onChange(() => refresh());
+  const off = o.engine.onChange(() => void refresh());
   // Relative ages in the menu ("3m ago") and unseen state age even when nothing changes.
-  const ticker = setInterval(refresh, 30_000);
+  const ticker = setInterval(() => void refresh(), 30_000);
   ticker.unref?.();
 
   return {
@@ -128,9 +146,9 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
     },
     markFailuresSeen() {
       seenFailuresUntil = now();
-      refresh();
+      return refresh();
     },
-    handle(action) {
+    async handle(action) {
       switch (action.type) {
         case 'open-task':
           o.host.openWindow({ taskId: action.taskId });
@@ -139,17 +157,17 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
           o.host.openWindow();
           break;
         case 'pause':
-          o.engine.pause();
+          await o.engine.pause();
           break;
         case 'resume':
-          o.engine.resume();
+          await o.engine.resume();
           break;
         case 'retry-failed':
-          o.engine.retryFailed({});
+          await o.engine.retryFailed({});
           break;
         case 'toggle-notifications': {
-          const enabled = o.engine.stats(0).settings.notifications.enabled;
-          o.engine.updateSettings({ notifications: { enabled: !enabled } });
+          const enabled = (await o.engine.stats(0)).settings.notifications.enabled;
+          await o.engine.updateSettings({ notifications: { enabled: !enabled } });
           break;
         }
         case 'toggle-login':
@@ -159,7 +177,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
           o.host.quit();
           return;
       }
-      refresh();
+      await refresh();
     },
     dispose() {
       off();

@@ -61,7 +61,7 @@ function describe(name: unknown): string {
 }
 
 export function createIpcHandler(o: IpcBindingOptions) {
-  return (sender: IpcSender, name: unknown, input: unknown): IpcResult => {
+  return async (sender: IpcSender, name: unknown, input: unknown): Promise<IpcResult> => {
     const refusal = senderRefusal(sender, o.trusted());
     if (refusal) {
       o.logger.warn(`refused an IPC request ${describe(name)}: ${refusal}`);
@@ -71,7 +71,10 @@ export function createIpcHandler(o: IpcBindingOptions) {
       return { ok: false, error: { name: 'ValidationError', message: 'request name must be a string' } };
     try {
       // `null` is how a transport says "no input".
-      return { ok: true, value: handleRequest(o.service, name, input === null ? undefined : input) ?? null };
+      return {
+        ok: true,
+        value: (await handleRequest(o.service, name, input === null ? undefined : input)) ?? null,
+      };
     } catch (err) {
       const info = toErrorInfo(err);
       if (!['ValidationError', 'NotFoundError', 'ConflictError'].includes(info.name))

@@ -27,7 +27,7 @@ import { createQueueService } from '../core/service.ts';
 import { createDesktopController, type DesktopHost } from './desktop-controller.ts';
 import { createIpcHandler, isInside } from './ipc-binding.ts';
 import { getLaunchAtLogin, setLaunchAtLogin } from './login-item.ts';
-import type { TrayMenuItem, TrayView } from './policy/tray-model.ts';
+import type { TrayAction, TrayMenuItem, TrayView } from './policy/tray-model.ts';
 
 /** Must equal `appId` in build/electron-builder.yml: Windows files notifications under it. */
 const APP_ID = 'dev.semaforo.app';
@@ -97,7 +97,12 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
   await app.whenReady();
   const { handlers, errors } = await loadUserHandlers(defaultHandlersDir());
   for (const e of errors) logger.warn(`kind module ${e.file} not loaded: ${e.message}`);
-  const engine = createEngine({ file: defaultDbPath(), userHandlers: handlers, workerLabel: 'tray', logger });
+  const engine = await createEngine({
+    file: defaultDbPath(),
+    userHandlers: handlers,
+    workerLabel: 'tray',
+    logger,
+  });
   const service = createQueueService(engine);
   let window: BrowserWindow | null = null;
   // The page has loaded, so its bridge listens for events (a `navigate` sent earlier is lost).
@@ -135,7 +140,7 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
     win.on('closed', () => {
       if (window === win) window = null;
     });
-    win.on('focus', () => controller.markFailuresSeen());
+    win.on('focus', () => void controller.markFailuresSeen());
     win.once('ready-to-show', () => {
       win.show();
       win.focus();
@@ -187,6 +192,10 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
   engine.onChange((batch) => send({ type: 'changed', data: batch }));
 
   let tray: Tray | null = null;
+  const act = (action: TrayAction) =>
+    void controller
+      .handle(action)
+      .catch((err: unknown) => logger.error(`tray action failed: ${String(err)}`));
   const toMenu = (items: TrayMenuItem[]): MenuItemConstructorOptions[] =>
     items.map((m) => {
       if (m.kind === 'separator') return { type: 'separator' };
@@ -196,9 +205,9 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
           label: m.label,
           type: 'checkbox',
           checked: m.checked,
-          click: () => controller.handle(m.action),
+          click: () => act(m.action),
         };
-      return { label: m.label, enabled: m.enabled, click: () => controller.handle(m.action) };
+      return { label: m.label, enabled: m.enabled, click: () => act(m.action) };
     });
   // Electron holds a shown Notification only weakly: once our last reference is gone it can be
   // garbage-collected before the user clicks it, and the click is lost (electron/electron#16922).
@@ -245,7 +254,7 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
   };
   const controller = createDesktopController({ engine, host, logger });
   engine.start();
-  controller.refresh();
+  void controller.refresh();
   if (!process.argv.includes('--hidden')) openWindow();
 
   // macOS: a click on the Dock icon brings back the window that closing hid.

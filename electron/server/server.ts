@@ -224,7 +224,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw new ValidationError([{ path: 'body', message: `is not valid JSON (${(err as Error).message})` }]);
     }
     // `null` is how a transport says "no input" in JSON.
-    const value = handleRequest(service, name, input === null ? undefined : input);
+    const value = await handleRequest(service, name, input === null ? undefined : input);
     sendJson(res, 200, { value: value ?? null });
   };
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { better, defineQueue } from 'plainjob';
 import { createEngine } from '../../electron/core/engine.ts';
+import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
 import { probeHandler } from './peers/probe.ts';
 
 export const NOOP_SPEC = { kind: 'sleep', payload: { ms: 0 } } as const;
@@ -40,23 +41,25 @@ export interface SemaforoFileOptions {
 
 export async function semaforoFile(dir: string, name: string, o: SemaforoFileOptions): Promise<string> {
   const file = path.join(dir, name);
-  const engine = createEngine({ file });
-  engine.updateSettings({ globalConcurrency: o.globalConcurrency ?? 10_000 });
+  const engine = await createEngine({ file });
+  await engine.updateSettings({ globalConcurrency: o.globalConcurrency ?? 10_000 });
   await engine.close();
   if (o.background) semaforoBackground(file, o.background);
-  const e = createEngine({ file, handlers: [probeHandler] });
+  const e = await createEngine({ file, handlers: [probeHandler] });
   const spec = o.spec ?? NOOP_SPEC;
   const groups = o.groups ?? ['default'];
-  if (o.groupLimits) for (const g of groups) e.updateGroup(g, o.groupLimits);
+  if (o.groupLimits) for (const g of groups) await e.updateGroup(g, o.groupLimits);
   const ready = o.ready ?? 0;
   let k = 0;
   for (let i = 0; i < ready; i += BATCH) {
     const n = Math.min(BATCH, ready - i);
-    e.enqueueMany(Array.from({ length: n }, () => ({ ...spec, group: groups[k++ % groups.length] })));
+    await e.enqueueMany(
+      Array.from({ length: n }, () => parseTaskSpec({ ...spec, group: groups[k++ % groups.length] })),
+    );
   }
   // A read moves the enqueued rows from the inbox into tasks (see inbox.ts): the file is then as
   // a queue that a worker has seen holds it, and the measured worker does not pay for the move.
-  e.stats(0);
+  await e.stats(0);
   await e.close();
   checkpoint(file);
   return file;

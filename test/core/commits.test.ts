@@ -10,6 +10,7 @@ import { Commits } from '../../electron/core/store/sqlite/commits.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import type { WorkerIdentity } from '../../electron/core/store/task-store.ts';
 import { ValidationError } from '../../shared/errors.ts';
+import { parseInput, settingsUpdateSchema } from '../../shared/schemas.ts';
 import { newTaskRow, tempDir, testEngine } from '../helpers.ts';
 
 const worker: WorkerIdentity = { id: 'test@host:1:a', pid: process.pid, host: 'host' };
@@ -114,16 +115,16 @@ describe('commit durability', () => {
     }
   });
 
-  it("is one of 'results' or 'full', refused otherwise with the field named and nothing changed", () => {
-    const engine = testEngine();
+  it("is one of 'results' or 'full', refused otherwise with the field named and nothing changed", async () => {
+    const engine = await testEngine();
     let refusal: unknown;
     try {
-      engine.updateSettings({ durability: 'sometimes' });
+      await engine.updateSettings(parseInput(settingsUpdateSchema, { durability: 'sometimes' }));
     } catch (err) {
       refusal = err;
     }
     expect(refusal).toBeInstanceOf(ValidationError);
     expect((refusal as ValidationError).issues.map((i) => i.path)).toEqual(['durability']);
-    expect(engine.stats(0).settings.durability).toBe('results');
+    expect((await engine.stats(0)).settings.durability).toBe('results');
   });
 });

@@ -27,7 +27,7 @@ describe('dispatcher', () => {
   it('runs 30 tasks of 50 ms three at a time under the default global limit of 3, never more', async () => {
     let now = 0;
     let peak = 0;
-    const engine = testEngine({
+    const engine = await testEngine({
       handlers: [
         scripted(async ({ ms }) => {
           now++;
@@ -37,12 +37,13 @@ describe('dispatcher', () => {
         }),
       ],
     });
-    expect(engine.stats().settings.globalConcurrency).toBe(3);
-    engine.enqueueMany(Array.from({ length: 30 }, () => ({ kind: 'scripted', payload: { ms: 50 } })));
+    expect((await engine.stats()).settings.globalConcurrency).toBe(3);
+    await engine.enqueueMany(Array.from({ length: 30 }, () => ({ kind: 'scripted', payload: { ms: 50 } })));
     engine.start();
-    await waitFor(() => engine.stats().counts.done === 30, '30 done');
+    await waitFor(async () => (await engine.stats()).counts.done === 30, '30 done');
     // Exactly 3 proves both sides: the limit holds, and tasks really run concurrently.
     expect(peak).toBe(3);
+    await engine.stop();
   });
 
   it('keeps going at its maxInFlight when every running task ends in the same turn', async () => {
@@ -50,26 +51,27 @@ describe('dispatcher', () => {
     // tick's claims, and nothing woke the worker again: it sat idle with tasks pending.
     let release = () => {};
     let gate = new Promise<void>((r) => (release = r));
-    const engine = testEngine({
+    const engine = await testEngine({
       maxInFlight: 2,
       handlers: [scripted(() => gate)],
     });
-    engine.enqueueMany(Array.from({ length: 6 }, () => ({ kind: 'scripted', payload: {} })));
+    await engine.enqueueMany(Array.from({ length: 6 }, () => ({ kind: 'scripted', payload: {} })));
     engine.start();
     for (let done = 2; done <= 6; done += 2) {
-      await waitFor(() => engine.stats().counts.running === 2, `2 running before ${done} done`);
+      await waitFor(async () => (await engine.stats()).counts.running === 2, `2 running before ${done} done`);
       const open = release;
       gate = new Promise<void>((r) => (release = r));
       open(); // both running tasks end in this one turn
-      await waitFor(() => engine.stats().counts.done === done, `${done} done`);
+      await waitFor(async () => (await engine.stats()).counts.done === done, `${done} done`);
     }
+    await engine.stop();
   });
 
   it('a worker capped by maxInFlight takes the next task as soon as one finishes, with no other process writing', async () => {
     // (`semaforo work --concurrency 1` used to run one task and then wait for some other write)
     let now = 0;
     let peak = 0;
-    const engine = testEngine({
+    const engine = await testEngine({
       maxInFlight: 2,
       handlers: [
         scripted(async ({ ms }) => {
@@ -79,17 +81,18 @@ describe('dispatcher', () => {
         }),
       ],
     });
-    engine.updateSettings({ globalConcurrency: 10 });
-    engine.enqueueMany(Array.from({ length: 6 }, () => ({ kind: 'scripted', payload: { ms: 5 } })));
+    await engine.updateSettings({ globalConcurrency: 10 });
+    await engine.enqueueMany(Array.from({ length: 6 }, () => ({ kind: 'scripted', payload: { ms: 5 } })));
     engine.start();
-    await waitFor(() => engine.stats().counts.done === 6, '6 done', 5000);
+    await waitFor(async () => (await engine.stats()).counts.done === 6, '6 done', 5000);
     expect(peak).toBe(2);
+    await engine.stop();
   });
 
   it('starts by priority (0 first), FIFO within a priority', async () => {
     const order: string[] = [];
-    const engine = testEngine({ handlers: [scripted(async ({ tag }) => void order.push(tag!))] });
-    engine.updateSettings({ globalConcurrency: 1, paused: true });
+    const engine = await testEngine({ handlers: [scripted(async ({ tag }) => void order.push(tag!))] });
+    await engine.updateSettings({ globalConcurrency: 1, paused: true });
     engine.start();
     const specs = [
       ['a', 5],
@@ -98,24 +101,27 @@ describe('dispatcher', () => {
       ['d', 0],
       ['e', 1],
     ] as const;
-    for (const [tag, priority] of specs) engine.enqueue({ kind: 'scripted', priority, payload: { tag } });
-    engine.resume();
-    await waitFor(() => engine.stats().counts.done === 5, 'all done');
+    for (const [tag, priority] of specs)
+      await engine.enqueue({ kind: 'scripted', priority, payload: { tag } });
+    await engine.resume();
+    await waitFor(async () => (await engine.stats()).counts.done === 5, 'all done');
     expect(order).toEqual(['d', 'b', 'e', 'a', 'c']);
+    await engine.stop();
   });
 
   it('does not start a delayed task before its runAt, and starts it promptly after', async () => {
     const started: number[] = [];
-    const engine = testEngine({ handlers: [scripted(async () => void started.push(Date.now()))] });
+    const engine = await testEngine({ handlers: [scripted(async () => void started.push(Date.now()))] });
     engine.start();
-    const { task } = engine.enqueue({ kind: 'scripted', delay: 300, payload: {} });
-    await waitFor(() => engine.getTask(task.id).status === 'done', 'delayed task done');
+    const { task } = await engine.enqueue({ kind: 'scripted', delay: 300, payload: {} });
+    await waitFor(async () => (await engine.getTask(task.id)).status === 'done', 'delayed task done');
     expect(started[0]!).toBeGreaterThanOrEqual(task.runAt);
+    await engine.stop();
   });
 
   it('retries with backoff until it succeeds, recording every attempt', async () => {
     let calls = 0;
-    const engine = testEngine({
+    const engine = await testEngine({
       handlers: [
         scripted(async () => {
           calls++;
@@ -125,9 +131,9 @@ describe('dispatcher', () => {
       ],
     });
     engine.start();
-    const { task } = engine.enqueue({ kind: 'scripted', payload: {} });
-    const done = await waitFor(() => {
-      const t = engine.getTask(task.id);
+    const { task } = await engine.enqueue({ kind: 'scripted', payload: {} });
+    const done = await waitFor(async () => {
+      const t = await engine.getTask(task.id);
       return t.status === 'done' && t;
     }, 'done');
     expect(done.attempts).toBe(3);
@@ -136,39 +142,44 @@ describe('dispatcher', () => {
     expect(done.history[0]!.error).toBe('boom 1');
     // each retry waited: the next attempt started after the previous one ended
     expect(done.history[1]!.startedAt).toBeGreaterThan(done.history[0]!.endedAt!);
+    await engine.stop();
   });
 
   it('stops at maxAttempts and puts the task in the dead letter (failed)', async () => {
-    const engine = testEngine({ handlers: [scripted(async () => Promise.reject(new Error('always')))] });
+    const engine = await testEngine({
+      handlers: [scripted(async () => Promise.reject(new Error('always')))],
+    });
     engine.start();
-    const { task } = engine.enqueue({ kind: 'scripted', maxAttempts: 2, payload: {} });
+    const { task } = await engine.enqueue({ kind: 'scripted', maxAttempts: 2, payload: {} });
     const t = await waitFor(
-      () => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id),
+      async () => (await engine.getTask(task.id)).status === 'failed' && (await engine.getTask(task.id)),
       'failed',
     );
     expect(t.attempts).toBe(2);
     expect(t.error).toBe('always');
-    expect(engine.stats().recentFailures.map((f) => f.id)).toEqual([task.id]);
+    expect((await engine.stats()).recentFailures.map((f) => f.id)).toEqual([task.id]);
+    await engine.stop();
   });
 
   it('sends a permanent error straight to failed', async () => {
-    const engine = testEngine({
+    const engine = await testEngine({
       handlers: [scripted(async () => Promise.reject(new PermanentError('404 not found')))],
     });
     engine.start();
-    const { task } = engine.enqueue({ kind: 'scripted', maxAttempts: 5, payload: {} });
+    const { task } = await engine.enqueue({ kind: 'scripted', maxAttempts: 5, payload: {} });
     const t = await waitFor(
-      () => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id),
+      async () => (await engine.getTask(task.id)).status === 'failed' && (await engine.getTask(task.id)),
       'failed',
     );
     expect(t.attempts).toBe(1);
     expect(t.history.map((h) => h.outcome)).toEqual(['failed']);
+    await engine.stop();
   });
 
   it('honours Retry-After without using up an attempt, and holds the whole group back', async () => {
     const starts: { tag: string; t: number }[] = [];
     let first = true;
-    const engine = testEngine({
+    const engine = await testEngine({
       handlers: [
         scripted(async ({ tag }) => {
           starts.push({ tag: tag!, t: Date.now() });
@@ -179,31 +190,34 @@ describe('dispatcher', () => {
         }),
       ],
     });
-    engine.updateSettings({ globalConcurrency: 1 });
-    const a = engine.enqueue({
-      kind: 'scripted',
-      maxAttempts: 1,
-      group: 'vendor',
-      payload: { tag: 'a' },
-    }).task;
+    await engine.updateSettings({ globalConcurrency: 1 });
+    const a = (
+      await engine.enqueue({
+        kind: 'scripted',
+        maxAttempts: 1,
+        group: 'vendor',
+        payload: { tag: 'a' },
+      })
+    ).task;
     engine.start();
     await waitFor(() => starts.length === 1, 'first start');
-    engine.enqueue({ kind: 'scripted', group: 'vendor', payload: { tag: 'b' } });
+    await engine.enqueue({ kind: 'scripted', group: 'vendor', payload: { tag: 'b' } });
     await waitFor(
-      () => engine.stats().groups.find((g) => g.name === 'vendor')!.counts.done === 2,
+      async () => (await engine.stats()).groups.find((g) => g.name === 'vendor')!.counts.done === 2,
       'both done',
     );
-    const t = engine.getTask(a.id);
+    const t = await engine.getTask(a.id);
     expect(t.status).toBe('done'); // maxAttempts 1, yet it ran twice: the 429 did not count
     expect(t.attempts).toBe(1);
     expect(t.retryAfterCount).toBe(1);
     const blockedFrom = starts[0]!.t;
     for (const s of starts.slice(1)) expect(s.t - blockedFrom).toBeGreaterThanOrEqual(290);
+    await engine.stop();
   });
 
   it('aborts a task past its timeout through its signal and retries it', async () => {
     let aborted: unknown = null;
-    const engine = testEngine({
+    const engine = await testEngine({
       handlers: [
         scripted(async (_p, { signal }) => {
           await sleep(10_000, signal).catch((e: unknown) => {
@@ -214,18 +228,19 @@ describe('dispatcher', () => {
       ],
     });
     engine.start();
-    const { task } = engine.enqueue({ kind: 'scripted', timeout: 50, maxAttempts: 1, payload: {} });
+    const { task } = await engine.enqueue({ kind: 'scripted', timeout: 50, maxAttempts: 1, payload: {} });
     const t = await waitFor(
-      () => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id),
+      async () => (await engine.getTask(task.id)).status === 'failed' && (await engine.getTask(task.id)),
       'failed',
     );
     expect(String(aborted)).toMatch(/timed out after 50 ms/);
     expect(t.history[0]!.outcome).toBe('timeout');
+    await engine.stop();
   });
 
   it('a handler that asks for its signal only after the timeout finds it aborted, with the reason', async () => {
     let seen: { aborted: boolean; reason: string } | null = null;
-    const engine = testEngine({
+    const engine = await testEngine({
       abortGraceMs: 10_000,
       handlers: [
         scripted(async (_p, ctx) => {
@@ -237,70 +252,81 @@ describe('dispatcher', () => {
       ],
     });
     engine.start();
-    const { task } = engine.enqueue({ kind: 'scripted', timeout: 50, maxAttempts: 1, payload: {} });
+    const { task } = await engine.enqueue({ kind: 'scripted', timeout: 50, maxAttempts: 1, payload: {} });
     const t = await waitFor(
-      () => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id),
+      async () => (await engine.getTask(task.id)).status === 'failed' && (await engine.getTask(task.id)),
       'failed',
     );
     expect(seen).toEqual({ aborted: true, reason: expect.stringMatching(/timed out after 50 ms/) });
     expect(t.history[0]!.outcome).toBe('timeout');
+    await engine.stop();
   });
 
   it('cancels a pending task at once and a running one through its AbortSignal', async () => {
-    const engine = testEngine({ handlers: [scripted(async (_p, { signal }) => sleep(10_000, signal))] });
-    engine.updateSettings({ globalConcurrency: 1 });
-    const running = engine.enqueue({ kind: 'scripted', payload: {} }).task;
-    const waiting = engine.enqueue({ kind: 'scripted', payload: {} }).task;
+    const engine = await testEngine({
+      handlers: [scripted(async (_p, { signal }) => sleep(10_000, signal))],
+    });
+    await engine.updateSettings({ globalConcurrency: 1 });
+    const running = (await engine.enqueue({ kind: 'scripted', payload: {} })).task;
+    const waiting = (await engine.enqueue({ kind: 'scripted', payload: {} })).task;
     engine.start();
-    await waitFor(() => engine.getTask(running.id).status === 'running', 'running');
-    expect(engine.cancel([waiting.id])).toEqual({ cancelled: [waiting.id], requested: [] });
-    expect(engine.getTask(waiting.id).status).toBe('cancelled');
-    expect(engine.cancel([running.id])).toEqual({ cancelled: [], requested: [running.id] });
+    await waitFor(async () => (await engine.getTask(running.id)).status === 'running', 'running');
+    expect(await engine.cancel([waiting.id])).toEqual({ cancelled: [waiting.id], requested: [] });
+    expect((await engine.getTask(waiting.id)).status).toBe('cancelled');
+    expect(await engine.cancel([running.id])).toEqual({ cancelled: [], requested: [running.id] });
     const t = await waitFor(
-      () => engine.getTask(running.id).status === 'cancelled' && engine.getTask(running.id),
+      async () =>
+        (await engine.getTask(running.id)).status === 'cancelled' && (await engine.getTask(running.id)),
       'cancelled',
     );
     expect(t.history.at(-1)!.outcome).toBe('cancelled');
-    expect(engine.stats().counts.running).toBe(0);
+    expect((await engine.stats()).counts.running).toBe(0);
+    await engine.stop();
   });
 
   it('pauses and resumes the queue and a single group', async () => {
-    const engine = testEngine({ handlers: [scripted(async () => {})] });
+    const engine = await testEngine({ handlers: [scripted(async () => {})] });
     engine.start();
-    engine.pause('slow');
-    const a = engine.enqueue({ kind: 'scripted', group: 'slow', payload: {} }).task;
-    const b = engine.enqueue({ kind: 'scripted', group: 'fast', payload: {} }).task;
-    await waitFor(() => engine.getTask(b.id).status === 'done', 'fast group runs');
-    expect(engine.getTask(a.id).status).toBe('pending');
-    engine.pause();
-    engine.resume('slow');
-    const c = engine.enqueue({ kind: 'scripted', group: 'fast', payload: {} }).task;
+    await engine.pause('slow');
+    const a = (await engine.enqueue({ kind: 'scripted', group: 'slow', payload: {} })).task;
+    const b = (await engine.enqueue({ kind: 'scripted', group: 'fast', payload: {} })).task;
+    await waitFor(async () => (await engine.getTask(b.id)).status === 'done', 'fast group runs');
+    expect((await engine.getTask(a.id)).status).toBe('pending');
+    await engine.pause();
+    await engine.resume('slow');
+    const c = (await engine.enqueue({ kind: 'scripted', group: 'fast', payload: {} })).task;
     await new Promise((r) => setTimeout(r, 150));
-    expect(engine.getTask(a.id).status).toBe('pending');
-    expect(engine.getTask(c.id).status).toBe('pending');
-    engine.resume();
-    await waitFor(() => engine.stats().counts.done === 3, 'all done after resume');
+    expect((await engine.getTask(a.id)).status).toBe('pending');
+    expect((await engine.getTask(c.id)).status).toBe('pending');
+    await engine.resume();
+    await waitFor(async () => (await engine.stats()).counts.done === 3, 'all done after resume');
+    await engine.stop();
   });
 
   it('retries failed tasks on request, by id and all failed in a group', async () => {
     let fail = true;
-    const engine = testEngine({
+    const engine = await testEngine({
       handlers: [scripted(async () => (fail ? Promise.reject(new PermanentError('no')) : undefined))],
     });
     engine.start();
-    const ids = engine
-      .enqueueMany([
+    const ids = (
+      await engine.enqueueMany([
         { kind: 'scripted', group: 'g', payload: {} },
         { kind: 'scripted', group: 'g', payload: {} },
         { kind: 'scripted', group: 'h', payload: {} },
       ])
-      .map((r) => r.task.id);
-    await waitFor(() => engine.stats().counts.failed === 3, '3 failed');
+    ).map((r) => r.task.id);
+    await waitFor(async () => (await engine.stats()).counts.failed === 3, '3 failed');
     fail = false;
-    expect(engine.retryFailed({ group: 'g' })).toEqual(ids.slice(0, 2));
-    await waitFor(() => engine.stats().counts.done === 2, 'g done');
-    expect(engine.retry([ids[2]])).toEqual([ids[2]]);
-    await waitFor(() => engine.stats().counts.done === 3, 'all done');
-    expect(engine.getTask(ids[2]!).history.map((h) => h.outcome)).toEqual(['failed', 'retried', 'done']);
+    expect(await engine.retryFailed({ group: 'g' })).toEqual(ids.slice(0, 2));
+    await waitFor(async () => (await engine.stats()).counts.done === 2, 'g done');
+    expect(await engine.retry([ids[2]!])).toEqual([ids[2]]);
+    await waitFor(async () => (await engine.stats()).counts.done === 3, 'all done');
+    expect((await engine.getTask(ids[2]!)).history.map((h) => h.outcome)).toEqual([
+      'failed',
+      'retried',
+      'done',
+    ]);
+    await engine.stop();
   });
 });

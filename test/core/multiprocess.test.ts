@@ -26,13 +26,13 @@ describe('two worker processes on one file', () => {
     const dir = tempDir();
     const db = path.join(dir, 'q.db');
     const log = path.join(dir, 'log.jsonl');
-    const c = controller(db);
-    c.updateSettings({ globalConcurrency: 10 });
-    c.updateGroup('one', { concurrency: 1 });
-    c.updateGroup('rated', { rate: { limit: 4, periodMs: 500 } });
+    const c = await controller(db);
+    await c.updateSettings({ globalConcurrency: 10 });
+    await c.updateGroup('one', { concurrency: 1 });
+    await c.updateGroup('rated', { rate: { limit: 4, periodMs: 500 } });
     // Two gate tasks at priority 0 go first and each waits until both have started; with one slot
     // per worker, that forces each process to take one, so the limits below are really shared.
-    c.enqueueMany([
+    await c.enqueueMany([
       ...Array.from({ length: 2 }, () => ({
         kind: 'probe',
         group: 'gate',
@@ -44,14 +44,14 @@ describe('two worker processes on one file', () => {
     ]);
     const a = await startWorker(db, log, 'A', { MAX_IN_FLIGHT: '1' });
     const b = await startWorker(db, log, 'B', { MAX_IN_FLIGHT: '1' });
-    await waitFor(() => c.stats().counts.done === 26, '26 done', 30_000);
+    await waitFor(async () => (await c.stats()).counts.done === 26, '26 done', 30_000);
     const lines = readLog(log);
     expect(new Set(lines.filter((l) => l.group === 'gate').map((l) => l.pid)).size).toBe(2);
     expect(peakOverlap(runIntervals(lines.filter((l) => l.group === 'one')))).toBe(1);
     // The rate limit governs claims; each claim's time is in the attempt history the workers wrote.
-    const rated = c
-      .listTasks({ group: 'rated', limit: 100 })
-      .tasks.flatMap((t) => c.getTask(t.id).history.map((h) => h.startedAt))
+    const ratedTasks = (await c.listTasks({ group: 'rated', limit: 100 })).tasks;
+    const rated = (await Promise.all(ratedTasks.map((t) => c.getTask(t.id))))
+      .flatMap((t) => t.history.map((h) => h.startedAt))
       .sort((x, y) => x - y);
     expect(rated).toHaveLength(12);
     for (let i = 4; i < rated.length; i++) {
@@ -69,15 +69,19 @@ describe('two worker processes on one file', () => {
     const dir = tempDir();
     const db = path.join(dir, 'q.db');
     const log = path.join(dir, 'log.jsonl');
-    const c = controller(db);
-    const { task } = c.enqueue({ kind: 'probe', payload: { ms: 1500 } });
+    const c = await controller(db);
+    const { task } = await c.enqueue({ kind: 'probe', payload: { ms: 1500 } });
     const victim = await startWorker(db, log, 'victim', { LEASE_MS: '3000' });
     await waitFor(() => readLog(log).some((l) => l.ev === 'start'), 'victim started the task');
     victim.kill('SIGKILL');
     await exited(victim);
-    expect(c.getTask(task.id).status).toBe('running');
+    expect((await c.getTask(task.id)).status).toBe('running');
     const rescuer = await startWorker(db, log, 'rescuer', { LEASE_MS: '3000' });
-    const t = await waitFor(() => c.getTask(task.id).status === 'done' && c.getTask(task.id), 'done', 20_000);
+    const t = await waitFor(
+      async () => (await c.getTask(task.id)).status === 'done' && (await c.getTask(task.id)),
+      'done',
+      20_000,
+    );
     const lines = readLog(log);
     expect(lines.filter((l) => l.ev === 'start')).toHaveLength(2);
     expect(lines.filter((l) => l.ev === 'end')).toHaveLength(1);
@@ -85,7 +89,7 @@ describe('two worker processes on one file', () => {
     expect(t.result).toEqual({ by: 'rescuer' });
     expect(t.history.map((h) => h.outcome)).toEqual(['lost', 'done']);
     expect(t.history[0]!.error).toMatch(/lease lost/);
-    expect(c.stats().counts.running).toBe(0);
+    expect((await c.stats()).counts.running).toBe(0);
     rescuer.kill('SIGTERM');
     await exited(rescuer);
     await c.close();
@@ -95,10 +99,10 @@ describe('two worker processes on one file', () => {
     const dir = tempDir();
     const db = path.join(dir, 'q.db');
     const log = path.join(dir, 'log.jsonl');
-    const c = controller(db);
+    const c = await controller(db);
     const w = await startWorker(db, log, 'W');
-    const { task } = c.enqueue({ kind: 'probe', payload: { ms: 0 } });
-    await waitFor(() => c.getTask(task.id).status === 'done', 'done');
+    const { task } = await c.enqueue({ kind: 'probe', payload: { ms: 0 } });
+    await waitFor(async () => (await c.getTask(task.id)).status === 'done', 'done');
     const started = readLog(log).find((l) => l.ev === 'start')!.t;
     // Not a speed assertion: the seed script slept 2 s between polls; this must not.
     expect(started - task.createdAt).toBeLessThan(1000);

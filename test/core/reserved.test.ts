@@ -21,21 +21,22 @@ describe('tasks reserved for a private worker', () => {
   it('are claimed only by the worker that reserved them, and that worker claims nothing else', async () => {
     ranBy.length = 0;
     const file = path.join(tempDir(), 'q.db');
-    const shared = testEngine({ file, handlers: [probe('shared')] });
-    const runner = testEngine({ file, handlers: [probe('private')], privateWorker: true });
-    shared.updateSettings({ globalConcurrency: 10 });
-    const mine = runner.enqueue({ kind: 'probe', payload: {} }).task;
+    const shared = await testEngine({ file, handlers: [probe('shared')] });
+    const runner = await testEngine({ file, handlers: [probe('private')], privateWorker: true });
+    await shared.updateSettings({ globalConcurrency: 10 });
+    const mine = (await runner.enqueue({ kind: 'probe', payload: {} })).task;
     expect(mine.reservedFor).toMatch(/@/);
-    const other = shared.enqueue({ kind: 'probe', payload: {} }).task;
+    const other = (await shared.enqueue({ kind: 'probe', payload: {} })).task;
 
     shared.start();
-    await waitFor(() => shared.getTask(other.id).status === 'done', 'the shared task');
+    await waitFor(async () => (await shared.getTask(other.id)).status === 'done', 'the shared task');
     await shared.stop();
-    expect(shared.getTask(mine.id).status).toBe('pending');
+    expect((await shared.getTask(mine.id)).status).toBe('pending');
 
     runner.start();
-    await waitFor(() => runner.getTask(mine.id).status === 'done', 'the reserved task');
+    await waitFor(async () => (await runner.getTask(mine.id)).status === 'done', 'the reserved task');
     expect(ranBy).toEqual(['shared', 'private']);
+    await runner.stop();
   });
 
   it('are cancelled, not left pending forever, when the reserving process is gone', () => {

@@ -3,12 +3,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
+import { listQuerySchema, parseInput } from '../../shared/schemas.ts';
+import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import { newTaskRow, tempDir, testEngine, waitFor } from '../helpers.ts';
 
-function errorOf(fn: () => unknown): ValidationError {
+async function errorOf(fn: () => unknown): Promise<ValidationError> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     if (err instanceof ValidationError) return err;
     throw err;
@@ -35,29 +37,28 @@ describe('enqueue validation', () => {
       /^delay: give either runAt or delay, not both/,
     ],
     [{ kind: 'sleep', maxAttempts: 0, payload: { ms: 0 } }, /^maxAttempts: /],
-  ])('refuses %j with a message naming the field', (spec, message) => {
-    const engine = testEngine();
-    expect(errorOf(() => engine.enqueue(spec)).message).toMatch(message);
-    expect(engine.listTasks().total).toBe(0);
+  ])('refuses %j with a message naming the field', async (spec, message) => {
+    const engine = await testEngine();
+    expect((await errorOf(() => engine.enqueue(parseTaskSpec(spec)))).message).toMatch(message);
+    expect((await engine.listTasks()).total).toBe(0);
   });
 
-  it('writes nothing of a batch with one bad task, and names its index', () => {
-    const engine = testEngine();
-    const err = errorOf(() =>
+  it('writes nothing of a batch with one bad task, and names its index', async () => {
+    const engine = await testEngine();
+    const err = await errorOf(() =>
       engine.enqueueMany([
         { kind: 'sleep', payload: { ms: 1 } },
         { kind: 'sleep', payload: { ms: -5 } },
       ]),
     );
     expect(err.issues[0]!.path).toBe('tasks[1].payload.ms');
-    expect(engine.listTasks().total).toBe(0);
+    expect((await engine.listTasks()).total).toBe(0);
   });
 
-  it('refuses a payload nested deeper than the limit without overflowing the stack', () => {
-    const engine = testEngine();
+  it('refuses a payload nested deeper than the limit without overflowing the stack', async () => {
     let deep: unknown = { ms: 0 };
     for (let i = 0; i < 100_000; i++) deep = { d: deep };
-    expect(errorOf(() => engine.enqueue({ kind: 'sleep', payload: deep })).message).toMatch(
+    expect((await errorOf(() => parseTaskSpec({ kind: 'sleep', payload: deep }))).message).toMatch(
       /nested deeper than 32/,
     );
   });
@@ -65,20 +66,21 @@ describe('enqueue validation', () => {
 
 describe('store', () => {
   it('returns the unfinished task holding a unique key instead of a duplicate, and frees the key when it ends', async () => {
-    const engine = testEngine();
-    const first = engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } });
-    const again = engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } });
+    const engine = await testEngine();
+    const first = await engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } });
+    const again = await engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } });
     expect(first.created).toBe(true);
     expect(again).toEqual({ task: first.task, created: false });
     engine.start();
-    await waitFor(() => engine.getTask(first.task.id).status === 'done', 'done');
-    expect(engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } }).created).toBe(
-      true,
-    );
+    await waitFor(async () => (await engine.getTask(first.task.id)).status === 'done', 'done');
+    expect(
+      (await engine.enqueue({ kind: 'sleep', unique: 'nightly-backup', payload: { ms: 0 } })).created,
+    ).toBe(true);
+    await engine.stop();
   });
 
-  it('returns from a batch enqueue exactly the tasks it stored, in order, whatever the batch size', () => {
-    const engine = testEngine();
+  it('returns from a batch enqueue exactly the tasks it stored, in order, whatever the batch size', async () => {
+    const engine = await testEngine();
     // 1 + 5 + 85 + 150 + 64 exercise every statement size of the multi-row insert and their mixes.
     for (const size of [1, 5, 85, 150, 64]) {
       const specs = Array.from({ length: size }, (_, i) => ({
@@ -90,40 +92,40 @@ describe('store', () => {
         timeout: i % 3 ? 5000 : undefined,
         payload: { ms: i },
       }));
-      const out = engine.enqueueMany(specs);
+      const out = await engine.enqueueMany(specs);
       expect(out.map((r) => r.task.name)).toEqual(specs.map((s) => s.name));
       for (const r of out) {
         expect(r.created).toBe(true);
-        const { history, ...stored } = engine.getTask(r.task.id);
+        const { history, ...stored } = await engine.getTask(r.task.id);
         expect(history).toEqual([]);
         expect(r.task).toEqual(stored);
       }
     }
-    const counted = (engine.store as SqliteTaskStore).db
+    const counted = new Database(engine.store.location, { readonly: true })
       .prepare(
         "SELECT group_name AS g, count(*) AS n FROM tasks WHERE status = 'pending' GROUP BY 1 ORDER BY 1",
       )
       .all();
-    expect(engine.stats().groups.map((g) => ({ g: g.name, n: g.counts.pending }))).toEqual(counted);
-    expect(engine.stats().counts.pending).toBe(305);
+    expect((await engine.stats()).groups.map((g) => ({ g: g.name, n: g.counts.pending }))).toEqual(counted);
+    expect((await engine.stats()).counts.pending).toBe(305);
   });
 
-  it("returns the payload as stored, not the caller's object", () => {
-    const engine = testEngine();
+  it("returns the payload as stored, not the caller's object", async () => {
+    const engine = await testEngine();
     const body = { report: 'daily', n: 1 };
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'http',
       payload: { url: 'http://127.0.0.1:9/hook', method: 'POST', body },
     });
     body.n = 2; // the caller reuses its object
     expect(task.payload).toMatchObject({ body: { report: 'daily', n: 1 } });
-    expect(task.payload).toEqual(engine.getTask(task.id).payload);
+    expect(task.payload).toEqual((await engine.getTask(task.id)).payload);
   });
 
-  it('dedupes unique keys inside one batch and against the file, keeping the batch order', () => {
-    const engine = testEngine();
-    const held = engine.enqueue({ kind: 'sleep', unique: 'k1', payload: { ms: 0 } }).task;
-    const out = engine.enqueueMany([
+  it('dedupes unique keys inside one batch and against the file, keeping the batch order', async () => {
+    const engine = await testEngine();
+    const held = (await engine.enqueue({ kind: 'sleep', unique: 'k1', payload: { ms: 0 } })).task;
+    const out = await engine.enqueueMany([
       { kind: 'sleep', name: 'x', unique: 'k2', payload: { ms: 0 } },
       { kind: 'sleep', name: 'y', unique: 'k1', payload: { ms: 0 } },
       { kind: 'sleep', name: 'z', payload: { ms: 0 } },
@@ -137,7 +139,7 @@ describe('store', () => {
     ]);
     expect(out[1]!.task).toEqual(held);
     expect(out[3]!.task).toEqual(out[0]!.task);
-    expect(engine.stats().counts.pending).toBe(3);
+    expect((await engine.stats()).counts.pending).toBe(3);
   });
 
   it('claims past tasks delayed in a better priority, and wakes for the earliest delayed one', () => {
@@ -181,51 +183,55 @@ describe('store', () => {
   });
 
   it('keeps exact counts per status and group across every move', async () => {
-    const engine = testEngine();
-    engine.enqueueMany(
+    const engine = await testEngine();
+    await engine.enqueueMany(
       Array.from({ length: 20 }, (_, i) => ({ kind: 'sleep', group: i % 2 ? 'a' : 'b', payload: { ms: 0 } })),
     );
-    engine.cancel([1, 2]);
+    await engine.cancel([1, 2]);
     engine.start();
-    await waitFor(() => engine.stats().counts.done === 18, '18 done');
-    const s = engine.stats();
+    await waitFor(async () => (await engine.stats()).counts.done === 18, '18 done');
+    const s = await engine.stats();
     expect(s.counts).toEqual({ pending: 0, running: 0, retrying: 0, done: 18, failed: 0, cancelled: 2 });
     expect(s.groups.map((g) => [g.name, g.counts.done, g.counts.cancelled])).toEqual([
       ['a', 9, 1],
       ['b', 9, 1],
     ]);
-    engine.remove([1]);
-    expect(engine.stats().counts.cancelled).toBe(1);
+    await engine.remove([1]);
+    expect((await engine.stats()).counts.cancelled).toBe(1);
+    await engine.stop();
   });
 
   it('purges finished tasks older than the retention and nothing else', async () => {
     let now = Date.now();
-    const engine = testEngine({ clock: { now: () => now } });
+    const engine = await testEngine({ clock: { now: () => now } });
     engine.start();
-    const old = engine.enqueue({ kind: 'sleep', payload: { ms: 0 } }).task;
-    await waitFor(() => engine.getTask(old.id).status === 'done', 'done');
-    engine.pause();
-    const waiting = engine.enqueue({ kind: 'sleep', payload: { ms: 0 } }).task;
+    const old = (await engine.enqueue({ kind: 'sleep', payload: { ms: 0 } })).task;
+    await waitFor(async () => (await engine.getTask(old.id)).status === 'done', 'done');
+    await engine.pause();
+    const waiting = (await engine.enqueue({ kind: 'sleep', payload: { ms: 0 } })).task;
     now += 31 * 24 * 3600_000;
-    expect(engine.purge()).toBe(1); // default retention: 30 days
-    expect(engine.listTasks().tasks.map((t) => t.id)).toEqual([waiting.id]);
+    expect(await engine.purge()).toBe(1); // default retention: 30 days
+    expect((await engine.listTasks()).tasks.map((t) => t.id)).toEqual([waiting.id]);
+    await engine.stop();
   });
 
-  it('lists with filters, search and paging', () => {
-    const engine = testEngine();
-    engine.enqueueMany([
+  it('lists with filters, search and paging', async () => {
+    const engine = await testEngine();
+    await engine.enqueueMany([
       { kind: 'sleep', name: 'backup photos', group: 'disk', payload: { ms: 0 } },
       { kind: 'sleep', name: 'scrape prices', group: 'vendor', payload: { ms: 0 } },
       { kind: 'sleep', name: 'backup mail', group: 'disk', payload: { ms: 0 } },
     ]);
-    expect(engine.listTasks({ search: 'BACKUP' }).tasks.map((t) => t.name)).toEqual([
+    expect((await engine.listTasks({ search: 'BACKUP' })).tasks.map((t) => t.name)).toEqual([
       'backup mail',
       'backup photos',
     ]);
-    expect(engine.listTasks({ group: 'vendor' }).total).toBe(1);
-    const page = engine.listTasks({ limit: 1, offset: 1, order: 'asc' });
+    expect((await engine.listTasks({ group: 'vendor' })).total).toBe(1);
+    const page = await engine.listTasks({ limit: 1, offset: 1, order: 'asc' });
     expect([page.total, page.tasks[0]!.name]).toEqual([3, 'scrape prices']);
-    expect(() => engine.listTasks({ limit: 0 })).toThrow(/limit: must be an integer from 1 to 1000/);
+    expect(() => parseInput(listQuerySchema, { limit: 0 })).toThrow(
+      /limit: must be an integer from 1 to 1000/,
+    );
   });
 
   it('creates the database owner-only and refuses one from a newer schema without touching it', () => {

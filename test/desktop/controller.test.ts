@@ -54,17 +54,17 @@ describe('desktop controller (tray, notifications, webhook) on a real engine', (
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
     closeServer = () => hook.close();
 
-    const engine = testEngine({ eventIntervalMs: 20 });
-    engine.updateSettings({
+    const engine = await testEngine({ eventIntervalMs: 20 });
+    await engine.updateSettings({
       failureWebhook: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`,
     });
     const { host, impl } = fakeHost();
     const controller = createDesktopController({ engine, host: impl, logger: silentLogger });
-    controller.refresh();
+    await controller.refresh();
     expect(controller.view?.state).toBe('idle');
 
     engine.start();
-    const { task } = engine.enqueue(failing('nightly report'));
+    const { task } = await engine.enqueue(failing('nightly report'));
     await waitFor(() => host.notices.length === 1, 'a notification');
     expect(host.notices[0]).toMatchObject({
       taskId: task.id,
@@ -79,62 +79,71 @@ describe('desktop controller (tray, notifications, webhook) on a real engine', (
       event: 'task.failed',
       task: { id: task.id, name: 'nightly report' },
     });
-    const delivery = engine.listTasks({ group: WEBHOOK_GROUP }).tasks[0]!;
-    await waitFor(() => engine.getTask(delivery.id).status === 'done', 'the delivery task to finish');
+    const delivery = (await engine.listTasks({ group: WEBHOOK_GROUP })).tasks[0]!;
+    await waitFor(
+      async () => (await engine.getTask(delivery.id)).status === 'done',
+      'the delivery task to finish',
+    );
 
-    controller.markFailuresSeen();
+    await controller.markFailuresSeen();
     expect(controller.view?.state).not.toBe('attention');
     controller.dispose();
+    await engine.stop();
   });
 
   it('aggregates a burst of failures in one group into one notification', async () => {
-    const engine = testEngine({ eventIntervalMs: 20 });
+    const engine = await testEngine({ eventIntervalMs: 20 });
     const { host, impl } = fakeHost();
     const controller = createDesktopController({ engine, host: impl, logger: silentLogger });
-    engine.updateSettings({ globalConcurrency: 10 });
-    engine.enqueueMany(Array.from({ length: 7 }, (_, i) => failing(`scrape ${i}`)));
+    await engine.updateSettings({ globalConcurrency: 10 });
+    await engine.enqueueMany(Array.from({ length: 7 }, (_, i) => failing(`scrape ${i}`)));
     engine.start();
-    await waitFor(() => engine.stats(0).counts.failed === 7, 'seven failures');
+    await waitFor(async () => (await engine.stats(0)).counts.failed === 7, 'seven failures');
     await engine.whenIdle();
-    controller.refresh();
+    await controller.refresh();
     // However the seven were split across refreshes: one notice now, the rest held for the minute.
     expect(host.notices.length).toBe(1);
     expect(host.notices[0]!.group).toBe('vendor');
     controller.dispose();
+    await engine.stop();
   });
 
   it('carries out tray actions: pause/resume, retry all failed, notifications toggle, open, quit', async () => {
-    const engine = testEngine();
+    const engine = await testEngine();
     const { host, impl } = fakeHost();
     const controller = createDesktopController({ engine, host: impl, logger: silentLogger });
-    controller.handle({ type: 'pause' });
+    await controller.handle({ type: 'pause' });
     expect(controller.view?.state).toBe('paused');
-    expect(engine.stats(0).settings.paused).toBe(true);
-    controller.handle({ type: 'resume' });
-    expect(engine.stats(0).settings.paused).toBe(false);
+    expect((await engine.stats(0)).settings.paused).toBe(true);
+    await controller.handle({ type: 'resume' });
+    expect((await engine.stats(0)).settings.paused).toBe(false);
 
-    controller.handle({ type: 'toggle-notifications' });
-    expect(engine.stats(0).settings.notifications.enabled).toBe(false);
-    controller.handle({ type: 'toggle-login' });
+    await controller.handle({ type: 'toggle-notifications' });
+    expect((await engine.stats(0)).settings.notifications.enabled).toBe(false);
+    await controller.handle({ type: 'toggle-login' });
     expect(host.login).toBe(true);
-    controller.handle({ type: 'open-task', taskId: 3 });
-    controller.handle({ type: 'open' });
+    await controller.handle({ type: 'open-task', taskId: 3 });
+    await controller.handle({ type: 'open' });
     expect(host.opened).toEqual([{ taskId: 3 }, null]);
-    controller.handle({ type: 'quit' });
+    await controller.handle({ type: 'quit' });
     expect(host.quit).toBe(1);
     controller.dispose();
   });
 
   it('shows the schedule due next in the tray menu', async () => {
-    const engine = testEngine({ eventIntervalMs: 20 });
+    const engine = await testEngine({ eventIntervalMs: 20 });
     const { host, impl } = fakeHost();
     const controller = createDesktopController({ engine, host: impl, logger: silentLogger });
-    engine.createSchedule({
+    await engine.createSchedule({
       name: 'nightly-backup',
       cron: '30 2 * * *',
       task: { kind: 'sleep', payload: { ms: 0 } },
     });
-    engine.createSchedule({ name: 'poll', everyMs: 300_000, task: { kind: 'sleep', payload: { ms: 0 } } });
+    await engine.createSchedule({
+      name: 'poll',
+      everyMs: 300_000,
+      task: { kind: 'sleep', payload: { ms: 0 } },
+    });
     const label = await waitFor(
       () => host.views.at(-1)?.menu.find((m) => m.kind === 'label' && m.label.startsWith('Next:')),
       'the next schedule in the menu',
@@ -152,25 +161,28 @@ describe('IPC binding over the real service', () => {
     isMainFrame: true,
   };
 
-  it('answers the window with contract results and validation errors as data', () => {
-    const engine = testEngine();
+  it('answers the window with contract results and validation errors as data', async () => {
+    const engine = await testEngine();
     const handle = createIpcHandler({ service: createQueueService(engine), trusted, logger: silentLogger });
-    const ok = handle(fromWindow, 'enqueue', { kind: 'sleep', payload: { ms: 0 } });
+    const ok = await handle(fromWindow, 'enqueue', { kind: 'sleep', payload: { ms: 0 } });
     expect(ok).toMatchObject({ ok: true, value: { created: true, task: { id: 1 } } });
-    expect(handle(fromWindow, 'stats', null)).toMatchObject({ ok: true, value: { counts: { pending: 1 } } });
-    expect(handle(fromWindow, 'enqueue', { kind: 'sleep', payload: { ms: -1 } })).toMatchObject({
+    expect(await handle(fromWindow, 'stats', null)).toMatchObject({
+      ok: true,
+      value: { counts: { pending: 1 } },
+    });
+    expect(await handle(fromWindow, 'enqueue', { kind: 'sleep', payload: { ms: -1 } })).toMatchObject({
       ok: false,
       error: { name: 'ValidationError', issues: [{ path: 'payload.ms' }] },
     });
-    expect(handle(fromWindow, 'dropTables', {})).toMatchObject({
+    expect(await handle(fromWindow, 'dropTables', {})).toMatchObject({
       ok: false,
       error: { name: 'NotFoundError' },
     });
-    expect(handle(fromWindow, 42, {})).toMatchObject({ ok: false, error: { name: 'ValidationError' } });
+    expect(await handle(fromWindow, 42, {})).toMatchObject({ ok: false, error: { name: 'ValidationError' } });
   });
 
-  it('refuses messages from another webContents, an iframe or a page loaded from elsewhere', () => {
-    const engine = testEngine();
+  it('refuses messages from another webContents, an iframe or a page loaded from elsewhere', async () => {
+    const engine = await testEngine();
     const handle = createIpcHandler({ service: createQueueService(engine), trusted, logger: silentLogger });
     for (const sender of [
       { ...fromWindow, webContentsId: 2 },
@@ -178,8 +190,11 @@ describe('IPC binding over the real service', () => {
       { ...fromWindow, frameUrl: 'https://evil.example/' },
       { ...fromWindow, frameUrl: undefined },
     ]) {
-      expect(handle(sender, 'retryFailed', null)).toMatchObject({ ok: false, error: { name: 'Forbidden' } });
+      expect(await handle(sender, 'retryFailed', null)).toMatchObject({
+        ok: false,
+        error: { name: 'Forbidden' },
+      });
     }
-    expect(engine.listTasks().total).toBe(0);
+    expect((await engine.listTasks()).total).toBe(0);
   });
 });

@@ -341,9 +341,9 @@ describe('the Electron main process, compiled, against a recording Electron', ()
     const quits = app.calls('app.before-quit', mark).map((r) => r.data.prevented);
     expect(quits.at(-1)).toBe(false);
     expect(app.calls('window.close', mark).map((r) => r.data.prevented)).toEqual([false]);
-    const db = testEngine({ file: path.join(app.home, 'queue.db') });
-    expect(db.getTask(slow.task.id).status).toBe('done');
-    expect(db.getTask(task.id).status).toBe('failed');
+    const db = await testEngine({ file: path.join(app.home, 'queue.db') });
+    expect((await db.getTask(slow.task.id)).status).toBe('done');
+    expect((await db.getTask(task.id)).status).toBe('failed');
 
     // Everything the main process loaded is in the app and would be packaged.
     const patterns = packagedPatterns();
@@ -373,8 +373,8 @@ describe('the Electron main process, compiled, against a recording Electron', ()
     expect(app.calls('window.new')).toHaveLength(0);
 
     // Enqueued by another process on the same file (cron, the CLI).
-    const other = testEngine({ file: path.join(app.home, 'queue.db') });
-    const { task } = other.enqueue(failing('from cron'));
+    const other = await testEngine({ file: path.join(app.home, 'queue.db') });
+    const { task } = await other.enqueue(failing('from cron'));
     const shown = await app.until(() => app.last('notification.show'), 'a notification');
     await app.send({ cmd: 'notification-click', index: shown.data.index as number });
 

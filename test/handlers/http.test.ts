@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
 import { testEngine, waitFor } from '../helpers.ts';
+import type { Engine } from '../../electron/core/engine.ts';
+import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
 
 interface Seen {
   method: string;
@@ -46,9 +48,9 @@ async function serve(reply: Reply): Promise<{ url: string; seen: Seen[] }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-const finished = (engine: ReturnType<typeof testEngine>, id: number) =>
-  waitFor(() => {
-    const t = engine.getTask(id);
+const finished = (engine: Engine, id: number) =>
+  waitFor(async () => {
+    const t = await engine.getTask(id);
     return ['done', 'failed', 'cancelled'].includes(t.status) && t;
   }, `task ${id} finished`);
 
@@ -65,9 +67,9 @@ describe('http kind', () => {
       });
       res.end(body);
     });
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({ kind: 'http', payload: { method: 'get', url: `${url}/ok` } });
+    const { task } = await engine.enqueue({ kind: 'http', payload: { method: 'get', url: `${url}/ok` } });
     const t = await finished(engine, task.id);
     expect(t.status).toBe('done');
     const result = t.result as {
@@ -81,6 +83,7 @@ describe('http kind', () => {
     expect(result.body.startsWith('hello xxx')).toBe(true);
     expect(result.body.length).toBe(4096);
     expect(result.bodyTruncated).toBe(true);
+    await engine.stop();
   });
 
   it('sends method, headers and a JSON body', async () => {
@@ -88,9 +91,9 @@ describe('http kind', () => {
       res.writeHead(201, { location: '/items/7' });
       res.end();
     });
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'http',
       payload: { method: 'POST', url: `${url}/items?key=secret`, headers: { 'x-api': 'k1' }, body: { n: 7 } },
     });
@@ -100,6 +103,7 @@ describe('http kind', () => {
     expect(seen[0]!.headers['content-type']).toBe('application/json');
     expect(seen[0]!.headers['x-api']).toBe('k1');
     expect(t.result).toMatchObject({ status: 201, headers: { location: '/items/7' } });
+    await engine.stop();
   });
 
   it('treats expectStatus as the success status, and anything else as a permanent failure', async () => {
@@ -107,10 +111,13 @@ describe('http kind', () => {
       res.writeHead(req.url === '/moved' ? 302 : 200, { location: '/elsewhere' });
       res.end();
     });
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const redirect = engine.enqueue({ kind: 'http', payload: { url: `${url}/moved`, expectStatus: 302 } });
-    const wrong = engine.enqueue({
+    const redirect = await engine.enqueue({
+      kind: 'http',
+      payload: { url: `${url}/moved`, expectStatus: 302 },
+    });
+    const wrong = await engine.enqueue({
       kind: 'http',
       maxAttempts: 3,
       payload: { url: `${url}/ok`, expectStatus: 204 },
@@ -123,6 +130,7 @@ describe('http kind', () => {
     expect(w.status).toBe('failed');
     expect(w.attempts).toBe(1);
     expect(w.error).toMatch(/-> 200 OK \(expected 204\)/);
+    await engine.stop();
   });
 
   it('fails a 404 after one attempt, with the status and the body in the error', async () => {
@@ -130,9 +138,9 @@ describe('http kind', () => {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"error":"no such user"}');
     });
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'http',
       maxAttempts: 3,
       payload: { url: `${url}/users/9?token=abc` },
@@ -144,6 +152,7 @@ describe('http kind', () => {
     expect(t.error).toContain(`GET ${url}/users/9 -> 404 Not Found: {"error":"no such user"}`);
     // The query (often a key) stays out of the error text.
     expect(t.error).not.toContain('abc');
+    await engine.stop();
   });
 
   it('retries a 500 with backoff and succeeds when the server recovers', async () => {
@@ -151,9 +160,9 @@ describe('http kind', () => {
       res.writeHead(n < 3 ? 500 : 200);
       res.end(n < 3 ? 'database down' : 'ok');
     });
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({ kind: 'http', maxAttempts: 3, payload: { url } });
+    const { task } = await engine.enqueue({ kind: 'http', maxAttempts: 3, payload: { url } });
     const t = await finished(engine, task.id);
     expect(t.status).toBe('done');
     expect(t.attempts).toBe(3);
@@ -161,6 +170,7 @@ describe('http kind', () => {
     expect(t.history.filter((h) => h.type === 'attempt')[0]!.error).toMatch(
       /500 Internal Server Error: database down/,
     );
+    await engine.stop();
   });
 
   it('waits out a 429 Retry-After without using up an attempt, and blocks the whole group meanwhile', async () => {
@@ -169,11 +179,19 @@ describe('http kind', () => {
       else res.writeHead(200);
       res.end();
     });
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({ kind: 'http', group: 'vendor', maxAttempts: 1, payload: { url } });
-    await waitFor(() => engine.getTask(task.id).status === 'retrying', 'the 429 to reschedule the task');
-    const group = engine.stats().groups.find((g) => g.name === 'vendor')!;
+    const { task } = await engine.enqueue({
+      kind: 'http',
+      group: 'vendor',
+      maxAttempts: 1,
+      payload: { url },
+    });
+    await waitFor(
+      async () => (await engine.getTask(task.id)).status === 'retrying',
+      'the 429 to reschedule the task',
+    );
+    const group = (await engine.stats()).groups.find((g) => g.name === 'vendor')!;
     expect(group.blockedUntil).toBeGreaterThan(seen[0]!.at + 900);
     const t = await finished(engine, task.id);
     expect(t.status).toBe('done');
@@ -185,6 +203,7 @@ describe('http kind', () => {
     expect(t.history.find((h) => h.outcome === 'retry-after')!.error).toMatch(
       /429 Too Many Requests; waiting 1 s/,
     );
+    await engine.stop();
   });
 
   it('retries a network error (nothing listening) and fails once attempts run out', async () => {
@@ -192,57 +211,64 @@ describe('http kind', () => {
     // Free the port again: connections to it are now refused.
     const s = servers.pop()!;
     await new Promise((r) => s.close(r));
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({ kind: 'http', maxAttempts: 2, payload: { url } });
+    const { task } = await engine.enqueue({ kind: 'http', maxAttempts: 2, payload: { url } });
     const t = await finished(engine, task.id);
     expect(t.status).toBe('failed');
     expect(t.attempts).toBe(2);
     expect(t.error).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/ failed: .*ECONNREFUSED/);
+    await engine.stop();
   });
 
   it('gives up on a server that never answers after timeoutMs', async () => {
     const { url } = await serve(() => {});
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({ kind: 'http', maxAttempts: 1, payload: { url, timeoutMs: 200 } });
+    const { task } = await engine.enqueue({ kind: 'http', maxAttempts: 1, payload: { url, timeoutMs: 200 } });
     const t = await finished(engine, task.id);
     expect(t.status).toBe('failed');
     expect(t.error).toMatch(/no complete response within 200 ms/);
+    await engine.stop();
   });
 
   it('cancelling a request in flight ends the task cancelled', async () => {
     const { url, seen } = await serve(() => {});
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({ kind: 'http', payload: { url } });
+    const { task } = await engine.enqueue({ kind: 'http', payload: { url } });
     await waitFor(() => seen.length === 1, 'the request to arrive');
-    engine.cancel([task.id]);
+    await engine.cancel([task.id]);
     const t = await finished(engine, task.id);
     expect(t.status).toBe('cancelled');
     expect(t.attempts).toBe(1);
+    await engine.stop();
   });
 
-  it('refuses non-http URLs and malformed requests at enqueue, naming the field', () => {
-    const engine = testEngine();
-    const issues = (payload: unknown) => {
+  it('refuses non-http URLs and malformed requests at enqueue, naming the field', async () => {
+    const engine = await testEngine();
+    const issues = async (payload: unknown) => {
       try {
-        engine.enqueue({ kind: 'http', payload });
+        await engine.enqueue(parseTaskSpec({ kind: 'http', payload }));
       } catch (err) {
         return (err as ValidationError).issues;
       }
       throw new Error('accepted');
     };
-    expect(issues({ url: 'file:///etc/passwd' })).toEqual([
+    expect(await issues({ url: 'file:///etc/passwd' })).toEqual([
       { path: 'payload.url', message: 'must use http: or https:, not file:' },
     ]);
-    expect(issues({ url: 'not a url' })[0]!.path).toBe('payload.url');
-    expect(issues({ url: 'http://user:pw@example.com/' })[0]!.message).toMatch(/credentials/);
-    expect(issues({ url: 'http://example.com/', method: 'GET', body: 'x' })[0]!.path).toBe('payload.body');
-    expect(issues({ url: 'http://example.com/', method: 'FETCH' })[0]!.path).toBe('payload.method');
-    expect(issues({ url: 'http://example.com/', headers: { 'bad header': 'x' } })[0]!.path).toBe(
+    expect((await issues({ url: 'not a url' }))[0]!.path).toBe('payload.url');
+    expect((await issues({ url: 'http://user:pw@example.com/' }))[0]!.message).toMatch(/credentials/);
+    expect((await issues({ url: 'http://example.com/', method: 'GET', body: 'x' }))[0]!.path).toBe(
+      'payload.body',
+    );
+    expect((await issues({ url: 'http://example.com/', method: 'FETCH' }))[0]!.path).toBe('payload.method');
+    expect((await issues({ url: 'http://example.com/', headers: { 'bad header': 'x' } }))[0]!.path).toBe(
       'payload.headers.bad header',
     );
-    expect(() => engine.enqueue({ kind: 'http', payload: { url: 'ftp://x/' } })).toThrow(ValidationError);
+    await expect(engine.enqueue({ kind: 'http', payload: { url: 'ftp://x/' } })).rejects.toThrow(
+      ValidationError,
+    );
   });
 });

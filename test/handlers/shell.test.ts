@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
 import { tempDir, testEngine, waitFor } from '../helpers.ts';
+import type { Engine } from '../../electron/core/engine.ts';
 
 const node = process.execPath;
 /** pids a test started indirectly (grandchildren); killed afterwards if a test failed midway */
@@ -34,9 +35,9 @@ afterEach(() => {
   }
 });
 
-const finished = (engine: ReturnType<typeof testEngine>, id: number) =>
-  waitFor(() => {
-    const t = engine.getTask(id);
+const finished = (engine: Engine, id: number) =>
+  waitFor(async () => {
+    const t = await engine.getTask(id);
     return ['done', 'failed', 'cancelled'].includes(t.status) && t;
   }, `task ${id} finished`);
 
@@ -67,9 +68,9 @@ async function pidsOf(pidFile: string): Promise<[number, number]> {
 
 describe('shell kind', () => {
   it('runs a program without a shell, records stdout and stderr, and succeeds on exit code 0', async () => {
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'shell',
       payload: {
         command: node,
@@ -82,13 +83,14 @@ describe('shell kind', () => {
     expect(t.result).toMatchObject({ exitCode: 0, lastLine: 'out:$HOME' });
     expect(t.history[0]!.output).toContain('out:$HOME');
     expect(t.history[0]!.output).toContain('err line');
+    await engine.stop();
   });
 
   it('passes cwd and env to the program', async () => {
     const dir = fs.realpathSync(tempDir());
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'shell',
       payload: {
         command: node,
@@ -101,43 +103,49 @@ describe('shell kind', () => {
     expect(t.status).toBe('done');
     // The task's env is added to the worker's, not a replacement for it (PATH survives).
     expect(t.history[0]!.output).toContain(`${dir}|from-task|true`);
+    await engine.stop();
   });
 
   it.skipIf(process.platform === 'win32')(
     'runs a command line through a shell only when shell: true',
     async () => {
-      const engine = testEngine();
+      const engine = await testEngine();
       engine.start();
-      const { task } = engine.enqueue({
+      const { task } = await engine.enqueue({
         kind: 'shell',
         payload: { command: `echo piped | "${node}" -e "process.stdin.pipe(process.stdout)"`, shell: true },
       });
       const t = await finished(engine, task.id);
       expect(t.status).toBe('done');
       expect(t.history[0]!.output).toContain('piped');
+      await engine.stop();
     },
   );
 
   it('finishes when the command exits, even if a background child it left still holds the output', async () => {
     const pidFile = path.join(tempDir(), 'pid');
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
     const script = `
       const g = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' });
       require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(g.pid));
       console.log('started background job');
       g.unref();`;
-    const { task } = engine.enqueue({ kind: 'shell', payload: { command: node, args: ['-e', script] } });
+    const { task } = await engine.enqueue({
+      kind: 'shell',
+      payload: { command: node, args: ['-e', script] },
+    });
     const t = await finished(engine, task.id);
     strays.push(Number(fs.readFileSync(pidFile, 'utf8')));
     expect(t.status).toBe('done');
     expect(t.history[0]!.output).toContain('started background job');
+    await engine.stop();
   });
 
   it('retries a non-zero exit, then fails with the exit code and the last stderr line', async () => {
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'shell',
       maxAttempts: 2,
       payload: {
@@ -152,12 +160,13 @@ describe('shell kind', () => {
     const attempts = t.history.filter((h) => h.type === 'attempt');
     expect(attempts.map((h) => h.outcome)).toEqual(['retry', 'failed']);
     expect(attempts[0]!.output).toContain('warming up');
+    await engine.stop();
   });
 
   it('fails a missing executable after one attempt, naming the command', async () => {
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'shell',
       maxAttempts: 3,
       payload: { command: 'semaforo-no-such-program-xyz', args: ['--flag'] },
@@ -166,13 +175,14 @@ describe('shell kind', () => {
     expect(t.status).toBe('failed');
     expect(t.attempts).toBe(1);
     expect(t.error).toMatch(/command not found: "semaforo-no-such-program-xyz"/);
+    await engine.stop();
   });
 
   it('fails a missing cwd after one attempt, naming the folder', async () => {
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
     const missing = path.join(tempDir(), 'gone');
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'shell',
       payload: { command: node, args: ['-e', ''], cwd: missing },
     });
@@ -180,29 +190,30 @@ describe('shell kind', () => {
     expect(t.status).toBe('failed');
     expect(t.attempts).toBe(1);
     expect(t.error).toContain(`cwd "${missing}" is not an existing folder`);
+    await engine.stop();
   });
 
-  it('refuses a bad payload at enqueue, naming each field', () => {
-    const engine = testEngine();
+  it('refuses a bad payload at enqueue, naming each field', async () => {
+    const engine = await testEngine();
     const bad = () =>
       engine.enqueue({ kind: 'shell', payload: { command: '', args: 'ls -l', env: { A: 1 }, shell: 'yes' } });
-    expect(bad).toThrow(ValidationError);
+    await expect(bad()).rejects.toThrow(ValidationError);
     try {
-      bad();
+      await bad();
     } catch (err) {
       const paths = (err as ValidationError).issues.map((i) => i.path);
       expect(paths).toEqual(
         expect.arrayContaining(['payload.command', 'payload.args', 'payload.env.A', 'payload.shell']),
       );
     }
-    expect(engine.stats().counts.pending).toBe(0);
+    expect((await engine.stats()).counts.pending).toBe(0);
   });
 
   it('on timeout kills the whole process tree, even a grandchild that ignores SIGTERM', async () => {
     const pidFile = path.join(tempDir(), 'pids');
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'shell',
       maxAttempts: 1,
       timeout: 3000,
@@ -216,23 +227,25 @@ describe('shell kind', () => {
     // The handler settles only once the tree is gone, so no new attempt can overlap the old one.
     expect(alive(child)).toBe(false);
     expect(alive(grandchild)).toBe(false);
+    await engine.stop();
   });
 
   it('cancelling a running task kills its process tree and ends it cancelled', async () => {
     const pidFile = path.join(tempDir(), 'pids');
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'shell',
       payload: { command: node, args: ['-e', treeScript(pidFile)] },
     });
     const [child, grandchild] = await pidsOf(pidFile);
-    expect(engine.getTask(task.id).status).toBe('running');
-    engine.cancel([task.id]);
+    expect((await engine.getTask(task.id)).status).toBe('running');
+    await engine.cancel([task.id]);
     const t = await finished(engine, task.id);
     expect(t.status).toBe('cancelled');
     expect(t.attempts).toBe(1);
     expect(alive(child)).toBe(false);
     expect(alive(grandchild)).toBe(false);
+    await engine.stop();
   });
 });

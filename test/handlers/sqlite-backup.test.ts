@@ -3,13 +3,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { exited, spawnNode, tempDir, testEngine, waitFor } from '../helpers.ts';
+import type { Engine } from '../../electron/core/engine.ts';
 
 const writer = path.join(import.meta.dirname, 'fixtures', 'sqlite-writer.ts');
 const NAME_RE = /^live-\d{8}T\d{9}Z\.db$/;
 
-const finished = (engine: ReturnType<typeof testEngine>, id: number) =>
-  waitFor(() => {
-    const t = engine.getTask(id);
+const finished = (engine: Engine, id: number) =>
+  waitFor(async () => {
+    const t = await engine.getTask(id);
     return ['done', 'failed', 'cancelled'].includes(t.status) && t;
   }, `task ${id} finished`);
 
@@ -39,10 +40,10 @@ describe('sqlite-backup kind', () => {
       });
       child.once('exit', (code) => reject(new Error(`writer exited early with ${code}`)));
     });
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
     const destDir = path.join(dir, 'backups', 'nested');
-    const { task } = engine.enqueue({ kind: 'sqlite-backup', payload: { source, destDir } });
+    const { task } = await engine.enqueue({ kind: 'sqlite-backup', payload: { source, destDir } });
     const t = await finished(engine, task.id);
     child.kill('SIGTERM');
     await exited(child);
@@ -76,6 +77,7 @@ describe('sqlite-backup kind', () => {
     } finally {
       copy.close();
     }
+    await engine.stop();
   });
 
   it('keeps the newest `keep` copies and deletes only older files of its own naming pattern', async () => {
@@ -94,11 +96,11 @@ describe('sqlite-backup kind', () => {
     // An old copy of ours, from an earlier run.
     fs.writeFileSync(path.join(destDir, 'live-20200101T000000000Z.db'), '');
 
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
     const results: BackupResult[] = [];
     for (let i = 0; i < 3; i++) {
-      const { task } = engine.enqueue({ kind: 'sqlite-backup', payload: { source, destDir, keep: 2 } });
+      const { task } = await engine.enqueue({ kind: 'sqlite-backup', payload: { source, destDir, keep: 2 } });
       const t = await finished(engine, task.id);
       expect(t.status, t.error ?? '').toBe('done');
       results.push(t.result as unknown as BackupResult);
@@ -113,14 +115,15 @@ describe('sqlite-backup kind', () => {
     const copy = new Database(results[2]!.path, { readonly: true });
     expect(copy.prepare('SELECT x FROM t').pluck().get()).toBe('kept');
     copy.close();
+    await engine.stop();
   });
 
   it('fails a missing source after one attempt, naming it', async () => {
     const dir = tempDir();
     const source = path.join(dir, 'nope.db');
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({
+    const { task } = await engine.enqueue({
       kind: 'sqlite-backup',
       maxAttempts: 3,
       payload: { source, destDir: path.join(dir, 'b') },
@@ -129,6 +132,7 @@ describe('sqlite-backup kind', () => {
     expect(t.status).toBe('failed');
     expect(t.attempts).toBe(1);
     expect(t.error).toBe(`source database "${source}" does not exist`);
+    await engine.stop();
   });
 
   it('fails a file that is not a database after one attempt, leaving no partial copy', async () => {
@@ -136,13 +140,18 @@ describe('sqlite-backup kind', () => {
     const source = path.join(dir, 'fake.db');
     fs.writeFileSync(source, 'just some text, long enough to be read as a header by SQLite '.repeat(4));
     const destDir = path.join(dir, 'b');
-    const engine = testEngine();
+    const engine = await testEngine();
     engine.start();
-    const { task } = engine.enqueue({ kind: 'sqlite-backup', maxAttempts: 3, payload: { source, destDir } });
+    const { task } = await engine.enqueue({
+      kind: 'sqlite-backup',
+      maxAttempts: 3,
+      payload: { source, destDir },
+    });
     const t = await finished(engine, task.id);
     expect(t.status).toBe('failed');
     expect(t.attempts).toBe(1);
     expect(t.error).toMatch(/not a database/);
     expect(fs.readdirSync(destDir)).toEqual([]);
+    await engine.stop();
   });
 });

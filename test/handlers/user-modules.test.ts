@@ -67,7 +67,7 @@ describe('user handler modules', () => {
 
   it('runs loaded kinds in the engine: listed as user kinds, payload checked at enqueue, errors mapped', async () => {
     const { handlers } = await loadUserHandlers(handlerFolder());
-    const engine = testEngine({ userHandlers: handlers });
+    const engine = await testEngine({ userHandlers: handlers });
     expect(
       engine.registry
         .list()
@@ -76,19 +76,21 @@ describe('user handler modules', () => {
     ).toEqual(['flaky', 'greet']);
 
     // The module's own schema names the field.
-    expect(() => engine.enqueue({ kind: 'greet', payload: { name: 7 } })).toThrow(
+    await expect(engine.enqueue({ kind: 'greet', payload: { name: 7 } })).rejects.toThrow(
       new ValidationError([{ path: 'payload.name', message: 'must be a name' }]),
     );
     // Without a schema any JSON object goes, but only an object.
-    expect(() => engine.enqueue({ kind: 'flaky', payload: [1] })).toThrow(/payload: must be a JSON object/);
+    await expect(engine.enqueue({ kind: 'flaky', payload: [1] })).rejects.toThrow(
+      /payload: must be a JSON object/,
+    );
 
     engine.start();
-    const greet = engine.enqueue({ kind: 'greet', payload: { name: 'Ada' } }).task;
-    const gone = engine.enqueue({ kind: 'flaky', maxAttempts: 3, payload: { code: 404 } }).task;
-    const busy = engine.enqueue({ kind: 'flaky', maxAttempts: 2, payload: { code: 500 } }).task;
+    const greet = (await engine.enqueue({ kind: 'greet', payload: { name: 'Ada' } })).task;
+    const gone = (await engine.enqueue({ kind: 'flaky', maxAttempts: 3, payload: { code: 404 } })).task;
+    const busy = (await engine.enqueue({ kind: 'flaky', maxAttempts: 2, payload: { code: 500 } })).task;
     const done = (id: number) =>
-      waitFor(() => {
-        const t = engine.getTask(id);
+      waitFor(async () => {
+        const t = await engine.getTask(id);
         return ['done', 'failed'].includes(t.status) && t;
       }, `task ${id}`);
     const g = await done(greet.id);
@@ -100,5 +102,6 @@ describe('user handler modules', () => {
     expect([p.status, p.attempts, p.error]).toEqual(['failed', 1, 'vendor says no']);
     const b = await done(busy.id);
     expect([b.status, b.attempts]).toEqual(['failed', 2]);
+    await engine.stop();
   });
 });

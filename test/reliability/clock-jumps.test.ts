@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Clock, MonotonicClock } from '../../electron/core/clock.ts';
 import type { Engine } from '../../electron/core/engine.ts';
 import { defineHandler, type Handler } from '../../electron/core/handlers/registry.ts';
+import { wrapSqliteStore } from '../../electron/core/store/sqlite/async-store.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import type { RenewResult, TaskStore } from '../../electron/core/store/task-store.ts';
 import { tempDir, testEngine, waitFor } from '../helpers.ts';
@@ -63,7 +64,7 @@ function instrumented(file: string) {
       };
     },
   });
-  return { store: store as TaskStore, calls, ctl };
+  return { store: wrapSqliteStore(store, file, 10), calls, ctl };
 }
 
 /** A `hold` kind; the owner's copy waits for `release()`, the reaper's returns at once. */
@@ -84,12 +85,12 @@ function holdKind(label: 'owner' | 'reaper') {
   return { handler: handler as Handler<unknown>, state };
 }
 
-function engineOn(
+async function engineOn(
   file: string,
   opts: { label: string; handlers: Handler<unknown>[]; clocks?: ReturnType<typeof testClocks> },
 ) {
   const inst = instrumented(file);
-  const engine = testEngine({
+  const engine = await testEngine({
     store: inst.store,
     handlers: opts.handlers,
     workerLabel: opts.label,
@@ -107,11 +108,8 @@ async function more(calls: Record<string, number>, key: string, n: number) {
   await waitFor(() => calls[key]! - from >= n, `${n} more ${key} calls`);
 }
 
-function attempts(engine: Engine, id: number) {
-  return engine
-    .getTask(id)
-    .history.filter((h) => h.type === 'attempt')
-    .map((h) => h.outcome);
+async function attempts(engine: Engine, id: number) {
+  return (await engine.getTask(id)).history.filter((h) => h.type === 'attempt').map((h) => h.outcome);
 }
 
 describe('clock jumps and leases', () => {
@@ -121,9 +119,17 @@ describe('clock jumps and leases', () => {
     const reaperClocks = testClocks();
     const ownerHold = holdKind('owner');
     const reaperHold = holdKind('reaper');
-    const owner = engineOn(file, { label: 'owner', handlers: [ownerHold.handler], clocks: ownerClocks });
-    const reaper = engineOn(file, { label: 'reaper', handlers: [reaperHold.handler], clocks: reaperClocks });
-    const { task } = owner.engine.enqueue({ kind: 'hold', payload: {} });
+    const owner = await engineOn(file, {
+      label: 'owner',
+      handlers: [ownerHold.handler],
+      clocks: ownerClocks,
+    });
+    const reaper = await engineOn(file, {
+      label: 'reaper',
+      handlers: [reaperHold.handler],
+      clocks: reaperClocks,
+    });
+    const { task } = await owner.engine.enqueue({ kind: 'hold', payload: {} });
     owner.engine.start();
     await waitFor(() => ownerHold.state.runs === 1, 'the owner started the task');
     reaper.engine.start();
@@ -132,16 +138,17 @@ describe('clock jumps and leases', () => {
     // Three lease lengths of renewals, watched by the reaper all along.
     await more(owner.calls, 'renewLeases', 9);
     await more(reaper.calls, 'reclaimLost', 10);
-    const t = owner.engine.getTask(task.id);
+    const t = await owner.engine.getTask(task.id);
     expect(t.status).toBe('running');
     expect(t.leaseOwner).toMatch(/^owner@/);
     expect(reaperHold.state.runs).toBe(0);
     ownerHold.state.release();
-    await waitFor(() => owner.engine.getTask(task.id).status === 'done', 'done');
-    const done = owner.engine.getTask(task.id);
+    await waitFor(async () => (await owner.engine.getTask(task.id)).status === 'done', 'done');
+    const done = await owner.engine.getTask(task.id);
     expect(done.attempts).toBe(1);
     expect(done.result).toEqual({ by: 'owner' });
-    expect(attempts(owner.engine, task.id)).toEqual(['done']);
+    expect(await attempts(owner.engine, task.id)).toEqual(['done']);
+    await Promise.all([owner.engine.stop(), reaper.engine.stop()]);
   }
 
   it("a reaper whose wall clock jumps an hour forward does not take a live owner's task", () =>
@@ -154,9 +161,13 @@ describe('clock jumps and leases', () => {
     const reaperClocks = testClocks('manual');
     const ownerHold = holdKind('owner');
     const reaperHold = holdKind('reaper');
-    const owner = engineOn(file, { label: 'owner', handlers: [ownerHold.handler] });
-    const reaper = engineOn(file, { label: 'reaper', handlers: [reaperHold.handler], clocks: reaperClocks });
-    const { task } = owner.engine.enqueue({ kind: 'hold', payload: {} });
+    const owner = await engineOn(file, { label: 'owner', handlers: [ownerHold.handler] });
+    const reaper = await engineOn(file, {
+      label: 'reaper',
+      handlers: [reaperHold.handler],
+      clocks: reaperClocks,
+    });
+    const { task } = await owner.engine.enqueue({ kind: 'hold', payload: {} });
     owner.engine.start();
     await waitFor(() => ownerHold.state.runs === 1, 'the owner started the task');
     if (reaperJump === 'forward-before') reaperClocks.jump(HOUR);
@@ -166,17 +177,18 @@ describe('clock jumps and leases', () => {
     if (reaperJump === 'back-after') reaperClocks.jump(-HOUR);
     reaperClocks.pass(LEASE - 1);
     await more(reaper.calls, 'reclaimLost', 5);
-    expect(owner.engine.getTask(task.id).status).toBe('running');
+    expect((await owner.engine.getTask(task.id)).status).toBe('running');
     reaperClocks.pass(1);
-    await waitFor(() => owner.engine.getTask(task.id).status === 'done', 'the reaper ran it');
-    const t = owner.engine.getTask(task.id);
+    await waitFor(async () => (await owner.engine.getTask(task.id)).status === 'done', 'the reaper ran it');
+    const t = await owner.engine.getTask(task.id);
     expect(t.result).toEqual({ by: 'reaper' });
     expect(t.attempts).toBe(2);
-    expect(attempts(owner.engine, task.id)).toEqual(['lost', 'done']);
+    expect(await attempts(owner.engine, task.id)).toEqual(['lost', 'done']);
     // The stalled owner's late result is not written over the reaper's.
     ownerHold.state.release();
     await owner.engine.whenIdle();
-    expect(owner.engine.getTask(task.id).result).toEqual({ by: 'reaper' });
+    expect((await owner.engine.getTask(task.id)).result).toEqual({ by: 'reaper' });
+    await Promise.all([owner.engine.stop(), reaper.engine.stop()]);
   }
 
   it('an owner that stops renewing loses its lease after one lease length of the reaper time', () =>
@@ -210,7 +222,7 @@ describe('clock jumps and delayed tasks', () => {
     const clocks = testClocks('manual');
     const backoff = { baseMs: 30_000, capMs: 30_000, floorMs: 30_000, maxRetryAfter: 5 };
     const warnings: string[] = [];
-    const worker = testEngine({
+    const worker = await testEngine({
       file,
       logger: { info: () => {}, warn: (m) => warnings.push(m), error: () => {} },
       handlers: [flakyKind(), quick],
@@ -220,52 +232,60 @@ describe('clock jumps and delayed tasks', () => {
       schedules: false,
     });
     // Another process's CLI: it enqueues; its writes wake the worker through data_version.
-    const cli = testEngine({ file, handlers: [flakyKind(), quick], clock: clocks.wall });
-    const { task } = worker.enqueue({ kind: 'flaky', payload: {} });
+    const cli = await testEngine({ file, handlers: [flakyKind(), quick], clock: clocks.wall });
+    const { task } = await worker.enqueue({ kind: 'flaky', payload: {} });
     worker.start();
-    await waitFor(() => worker.getTask(task.id).status === 'retrying', 'the first attempt failed');
-    const retryAt = worker.getTask(task.id).runAt;
+    await waitFor(
+      async () => (await worker.getTask(task.id)).status === 'retrying',
+      'the first attempt failed',
+    );
+    const retryAt = (await worker.getTask(task.id)).runAt;
     clocks.jump(HOUR);
     // A task due before the retry still runs (the worker keeps working), the retry does not.
-    const before = cli.enqueue({ kind: 'quick', payload: {}, runAt: retryAt - 10_000 }).task;
-    await waitFor(() => worker.getTask(before.id).status === 'done', 'an earlier task ran');
-    expect(worker.getTask(task.id).status).toBe('retrying');
+    const before = (await cli.enqueue({ kind: 'quick', payload: {}, runAt: retryAt - 10_000 })).task;
+    await waitFor(async () => (await worker.getTask(before.id)).status === 'done', 'an earlier task ran');
+    expect((await worker.getTask(task.id)).status).toBe('retrying');
     expect(warnings.join('\n')).toMatch(/clock step/);
     clocks.pass(30_000 - 1);
-    const poke = cli.enqueue({ kind: 'quick', payload: {}, runAt: retryAt - 5000 }).task;
-    await waitFor(() => worker.getTask(poke.id).status === 'done', 'another earlier task ran');
-    expect(worker.getTask(task.id).status).toBe('retrying');
+    const poke = (await cli.enqueue({ kind: 'quick', payload: {}, runAt: retryAt - 5000 })).task;
+    await waitFor(async () => (await worker.getTask(poke.id)).status === 'done', 'another earlier task ran');
+    expect((await worker.getTask(task.id)).status).toBe('retrying');
     clocks.pass(1);
-    cli.enqueue({ kind: 'quick', payload: {} }); // wakes the worker
-    await waitFor(() => worker.getTask(task.id).status === 'done', 'the retry ran');
-    expect(worker.getTask(task.id).attempts).toBe(2);
-    expect(attempts(worker, task.id)).toEqual(['retry', 'done']);
+    await cli.enqueue({ kind: 'quick', payload: {} }); // wakes the worker
+    await waitFor(async () => (await worker.getTask(task.id)).status === 'done', 'the retry ran');
+    expect((await worker.getTask(task.id)).attempts).toBe(2);
+    expect(await attempts(worker, task.id)).toEqual(['retry', 'done']);
     // Once the backoff has passed, work stamped with the new wall time flows again.
-    const after = cli.enqueue({ kind: 'quick', payload: {} }).task;
-    await waitFor(() => worker.getTask(after.id).status === 'done', 'a new task ran');
+    const after = (await cli.enqueue({ kind: 'quick', payload: {} })).task;
+    await waitFor(async () => (await worker.getTask(after.id)).status === 'done', 'a new task ran');
+    await worker.stop();
   });
 
   it('a task delayed 30 s after an hour backward jump is not started early by a long-running worker', async () => {
     const file = path.join(tempDir(), 'q.db');
     const clocks = testClocks('manual');
-    const worker = testEngine({
+    const worker = await testEngine({
       file,
       handlers: [quick],
       clock: clocks.wall,
       monotonic: clocks.monotonic,
       schedules: false,
     });
-    const cli = testEngine({ file, handlers: [quick], clock: clocks.wall });
+    const cli = await testEngine({ file, handlers: [quick], clock: clocks.wall });
     worker.start();
-    const first = cli.enqueue({ kind: 'quick', payload: {} }).task;
-    await waitFor(() => worker.getTask(first.id).status === 'done', 'the worker runs');
+    const first = (await cli.enqueue({ kind: 'quick', payload: {} })).task;
+    await waitFor(async () => (await worker.getTask(first.id)).status === 'done', 'the worker runs');
     clocks.jump(-HOUR);
-    const delayed = cli.enqueue({ kind: 'quick', payload: {}, delay: 30_000 }).task;
-    const now = cli.enqueue({ kind: 'quick', payload: {} }).task;
-    await waitFor(() => worker.getTask(now.id).status === 'done', 'an undelayed task ran');
-    expect(worker.getTask(delayed.id).status).toBe('pending');
+    const delayed = (await cli.enqueue({ kind: 'quick', payload: {}, delay: 30_000 })).task;
+    const now = (await cli.enqueue({ kind: 'quick', payload: {} })).task;
+    await waitFor(async () => (await worker.getTask(now.id)).status === 'done', 'an undelayed task ran');
+    expect((await worker.getTask(delayed.id)).status).toBe('pending');
     clocks.pass(30_000);
-    cli.enqueue({ kind: 'quick', payload: {} });
-    await waitFor(() => worker.getTask(delayed.id).status === 'done', 'the delayed task ran when due');
+    await cli.enqueue({ kind: 'quick', payload: {} });
+    await waitFor(
+      async () => (await worker.getTask(delayed.id)).status === 'done',
+      'the delayed task ran when due',
+    );
+    await worker.stop();
   });
 });

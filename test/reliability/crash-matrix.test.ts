@@ -38,7 +38,7 @@ const SEED = Number(process.env.SEMAFORO_SEED ?? Date.now() % 2 ** 31);
 const random = seededRandom(SEED);
 
 /** The recovering worker: same kind, same run log. */
-function recoverer(file: string, log: string): Engine {
+function recoverer(file: string, log: string): Promise<Engine> {
   const crashy = defineHandler({
     kind: 'crashy',
     description: '',
@@ -84,18 +84,18 @@ async function crashAt(c: Case) {
   const dir = tempDir();
   const file = path.join(dir, 'q.db');
   const log = path.join(dir, 'runs.jsonl');
-  const setup = recoverer(file, log);
+  const setup = await recoverer(file, log);
   // Two at a time (a limit in the file), so a kill can find some tasks done and some running.
-  setup.updateSettings({ globalConcurrency: 2 });
-  const ids = setup
-    .enqueueMany(
+  await setup.updateSettings({ globalConcurrency: 2 });
+  const ids = (
+    await setup.enqueueMany(
       Array.from({ length: TASKS }, (_, i) => ({
         kind: 'crashy',
         name: `t${i}`,
         payload: { ms: c.ms ?? 20 },
       })),
     )
-    .map((r) => r.task.id);
+  ).map((r) => r.task.id);
   await setup.close();
 
   const child = spawnNode([WORKER, file, c.point, log, ...(c.remote ? ['remote'] : [])]);
@@ -104,13 +104,13 @@ async function crashAt(c: Case) {
   const childRuns = readRuns(log);
   expect(childRuns.length > 0).toBe(c.childRan);
 
-  const engine = recoverer(file, log);
-  const stuck = engine.listTasks({ status: 'running' }).tasks;
-  const doneInChild = engine.listTasks({ status: 'done' }).tasks.map((t) => t.id);
+  const engine = await recoverer(file, log);
+  const stuck = (await engine.listTasks({ status: ['running'] })).tasks;
+  const doneInChild = (await engine.listTasks({ status: ['done'] })).tasks.map((t) => t.id);
   expect(stuck.length > 0).toBe(c.lost);
   // The kill left exactly one open attempt row per leased task, and none elsewhere.
   for (const id of ids) {
-    const t = engine.getTask(id);
+    const t = await engine.getTask(id);
     const open = t.history.filter((h) => h.type === 'attempt' && h.endedAt === null);
     if (t.status === 'running') {
       expect(open.map((h) => h.attempt)).toEqual([t.attempts]);
@@ -119,16 +119,19 @@ async function crashAt(c: Case) {
   const lostIds = new Set(stuck.map((t) => t.id));
 
   engine.start();
-  await waitFor(() => engine.listTasks({ status: 'done' }).total === ids.length, 'every task to finish');
-  const all = engine.listTasks({ limit: 1000 });
+  await waitFor(
+    async () => (await engine.listTasks({ status: ['done'] })).total === ids.length,
+    'every task to finish',
+  );
+  const all = await engine.listTasks({ limit: 1000 });
   expect(all.total).toBe(ids.length);
   expect(all.tasks.map((t) => t.id).sort((a, b) => a - b)).toEqual(ids);
   expect(new Set(all.tasks.map((t) => t.name)).size).toBe(ids.length);
-  expect(engine.listTasks({ status: 'running' }).total).toBe(0);
+  expect((await engine.listTasks({ status: ['running'] })).total).toBe(0);
 
   const runs = readRuns(log);
   for (const id of ids) {
-    const t = engine.getTask(id);
+    const t = await engine.getTask(id);
     expect(t.leaseOwner).toBeNull();
     const attempts = t.history.filter((h) => h.type === 'attempt');
     const lost = lostIds.has(id) ? 1 : 0;
@@ -218,9 +221,9 @@ async function expectWholeBatches(file: string, reported: number) {
   // Every batch reported committed is there; at most one more committed before the kill.
   expect(k).toBeGreaterThanOrEqual(reported);
   expect(k).toBeLessThanOrEqual(reported + 1);
-  const engine = testEngine({ file });
-  engine.enqueueMany([{ kind: 'sleep', payload: { ms: 0 } }]);
-  expect(engine.stats().counts.pending).toBe(k * 5000 + 1);
+  const engine = await testEngine({ file });
+  await engine.enqueueMany([{ kind: 'sleep', payload: { ms: 0 } }]);
+  expect((await engine.stats()).counts.pending).toBe(k * 5000 + 1);
   await engine.close();
   return k;
 }
@@ -230,7 +233,7 @@ describe(`crash matrix: SIGKILL during a batch enqueue (SEMAFORO_SEED=${SEED})`,
     for (let round = 0; round < 3; round++) {
       const dir = tempDir();
       const file = path.join(dir, 'q.db');
-      await testEngine({ file }).close(); // the schema exists before the child starts
+      await (await testEngine({ file })).close(); // the schema exists before the child starts
       const child = spawnNode([WORKER, file, 'enqueue', path.join(dir, 'runs.jsonl')]);
       let reported = 0;
       // After the first batch, kill at a random moment (a batch takes some tens of ms).
@@ -255,7 +258,7 @@ describe(`crash matrix: SIGKILL during a batch enqueue (SEMAFORO_SEED=${SEED})`,
   it('killed between two rows while a batch moves into tasks: the batch is there once, whole', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'q.db');
-    await testEngine({ file }).close();
+    await (await testEngine({ file })).close();
     const row = 1 + Math.floor(random() * 4998);
     const child = spawnNode([WORKER, file, `enqueue-txn:2:${row}`, path.join(dir, 'runs.jsonl')]);
     let reported = 0;

@@ -7,32 +7,33 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REQUEST_NAMES } from '../../shared/api.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
 import { createQueueService, handleRequest } from '../../electron/core/service.ts';
 import { testEngine } from '../helpers.ts';
 import { hostileValue, nearValid, snapshot } from './hostile-values.ts';
 
 describe('fuzzing the request boundary', () => {
-  it('answers every hostile request with a result or a typed error naming the field, never a crash or a half-write', () => {
-    const engine = testEngine();
+  it('answers every hostile request with a result or a typed error naming the field, never a crash or a half-write', async () => {
+    const engine = await testEngine();
     const service = createQueueService(engine);
     // Mutating requests whose refusal must leave the data exactly as it was.
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         fc.constantFrom(...REQUEST_NAMES.filter((n) => n !== 'purge')),
         fc.oneof(hostileValue, nearValid),
-        (name, input) => {
-          const before = snapshot(engine);
+        async (name, input) => {
+          const before = await snapshot(engine);
           try {
-            handleRequest(service, name, input);
+            await handleRequest(service, name, input);
           } catch (err) {
             if (err instanceof ValidationError) {
               expect(err.issues.length).toBeGreaterThan(0);
               for (const i of err.issues) expect(typeof i.message).toBe('string');
-              expect(snapshot(engine)).toBe(before);
+              expect(await snapshot(engine)).toBe(before);
               return;
             }
             if (err instanceof NotFoundError || err instanceof ConflictError) {
-              expect(snapshot(engine)).toBe(before);
+              expect(await snapshot(engine)).toBe(before);
               return;
             }
             throw err;
@@ -45,20 +46,20 @@ describe('fuzzing the request boundary', () => {
     expect(Object.prototype).not.toHaveProperty('polluted');
   }, 60_000);
 
-  it('a batch with one hostile spec among good ones writes none of them', () => {
-    const engine = testEngine();
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 20 }), nearValid, (at, bad) => {
+  it('a batch with one hostile spec among good ones writes none of them', async () => {
+    const engine = await testEngine();
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 20 }), nearValid, async (at, bad) => {
         const specs: unknown[] = Array.from({ length: 20 }, () => ({ kind: 'sleep', payload: { ms: 0 } }));
         specs.splice(at, 0, bad);
-        const before = engine.listTasks({}).total;
+        const before = (await engine.listTasks({})).total;
         try {
-          engine.enqueueMany(specs);
-          expect(engine.listTasks({}).total).toBe(before + 21);
+          await engine.enqueueMany(specs.map((s, i) => parseTaskSpec(s, `tasks[${i}]`)));
+          expect((await engine.listTasks({})).total).toBe(before + 21);
         } catch (err) {
           if (!(err instanceof ValidationError)) throw err;
           expect(err.issues[0]!.path).toMatch(new RegExp(`^tasks\\[${at}\\]`));
-          expect(engine.listTasks({}).total).toBe(before);
+          expect((await engine.listTasks({})).total).toBe(before);
         }
       }),
       { numRuns: 200, seed: 7 },

@@ -32,12 +32,12 @@ interface Outcome {
  * are always given (an environment variable of the developer's shell must not pick another file),
  * and a signal arrives at once when `signalAtOnce`, so `work` and `serve` stop as soon as they start.
  */
-function sandbox({ signalAtOnce = false } = {}) {
+async function sandbox({ signalAtOnce = false } = {}) {
   const dir = tempDir();
   const db = path.join(dir, 'queue.db');
   const handlers = path.join(dir, 'handlers');
   fs.mkdirSync(handlers);
-  const engine = testEngine({ file: db });
+  const engine = await testEngine({ file: db });
   const run = async (args: readonly string[], stdin = ''): Promise<Outcome> => {
     let out = '';
     let err = '';
@@ -376,12 +376,12 @@ function expectSaneTask(task: Task, argv: readonly string[]) {
 
 describe('CLI argument parsing under hostile argv', () => {
   it('answers every argv with a correct result or a one-line refusal naming the option, writing nothing then', async () => {
-    const { engine, run } = sandbox();
+    const { engine, run } = await sandbox();
     // Something to show, retry, cancel and delete.
-    engine.enqueueMany(
+    await engine.enqueueMany(
       Array.from({ length: 5 }, (_, i) => ({ kind: 'sleep', name: `t${i}`, payload: { ms: 0 } })),
     );
-    engine.createSchedule({
+    await engine.createSchedule({
       name: 'nightly',
       cron: '30 2 * * *',
       task: { kind: 'sleep', payload: { ms: 0 } },
@@ -389,21 +389,21 @@ describe('CLI argument parsing under hostile argv', () => {
     const outcomes = { ok: 0, refused: 0, failed: 0 };
     await fc.assert(
       fc.asyncProperty(commandArgv, async ({ command, argv }) => {
-        const before = snapshot(engine);
-        const maxIdBefore = Math.max(0, ...engine.listTasks({ limit: 1000 }).tasks.map((t) => t.id));
+        const before = await snapshot(engine);
+        const maxIdBefore = Math.max(0, ...(await engine.listTasks({ limit: 1000 })).tasks.map((t) => t.id));
         const o = await run(argv);
         expect([0, 1, 2], `${JSON.stringify(argv).slice(0, 300)}\n${o.err}`).toContain(o.code);
         if (o.code === 2) {
           outcomes.refused++;
           expectCleanRefusal(o, argv);
-          expect(snapshot(engine)).toBe(before);
+          expect(await snapshot(engine)).toBe(before);
           return;
         }
         if (o.code === 1) {
           // Something named does not exist, or an action its status does not allow.
           outcomes.failed++;
           expect(o.err).toMatch(/^semaforo: [^\n]+\n$/);
-          expect(snapshot(engine)).toBe(before);
+          expect(await snapshot(engine)).toBe(before);
           return;
         }
         outcomes.ok++;
@@ -413,7 +413,7 @@ describe('CLI argument parsing under hostile argv', () => {
           const id = o.out.trimStart().startsWith('{')
             ? (JSON.parse(o.out) as Task).id
             : Number.parseInt(o.out, 10);
-          const task = engine.getTask(id);
+          const task = await engine.getTask(id);
           expectSaneTask(task, id > maxIdBefore ? argv : []);
         }
       }),
@@ -426,7 +426,7 @@ describe('CLI argument parsing under hostile argv', () => {
   }, 60_000);
 
   it('enqueue: a refusal names an option given, an acceptance stores exactly what the options said', async () => {
-    const { engine, run } = sandbox();
+    const { engine, run } = await sandbox();
     // Each option either plausible or hostile, so both outcomes come up often.
     const option = fc.oneof(
       fc.tuple(fc.constant('--priority'), fc.oneof(fc.integer({ min: 0, max: 9 }).map(String), numberText)),
@@ -450,8 +450,8 @@ describe('CLI argument parsing under hostile argv', () => {
       fc.asyncProperty(given, fc.boolean(), async (options, equals) => {
         const flat = options.flatMap(([n, v]) => (equals ? [`${n}=${v}`] : [n, v]));
         const argv = ['--json', 'enqueue', '--kind', 'sleep', '--payload', '{"ms":0}', ...flat];
-        const before = snapshot(engine);
-        const maxIdBefore = Math.max(0, ...engine.listTasks({ limit: 1000 }).tasks.map((t) => t.id));
+        const before = await snapshot(engine);
+        const maxIdBefore = Math.max(0, ...(await engine.listTasks({ limit: 1000 })).tasks.map((t) => t.id));
         const o = await run(argv);
         if (o.code === 2) {
           outcomes.refused++;
@@ -464,7 +464,7 @@ describe('CLI argument parsing under hostile argv', () => {
           expect([...options.map(([n]) => n), '--kind', '--payload'], o.err).toContain(
             named![1] ?? named![2],
           );
-          expect(snapshot(engine)).toBe(before);
+          expect(await snapshot(engine)).toBe(before);
           return;
         }
         expect(o.code, `${JSON.stringify(argv).slice(0, 300)}\n${o.err}`).toBe(0);
@@ -472,7 +472,7 @@ describe('CLI argument parsing under hostile argv', () => {
         if (task.id <= maxIdBefore) {
           // A held unique key: the task already queued under it comes back, nothing new.
           expect(task.unique).toBe(options.find(([n]) => n === '--unique')![1]);
-          expect(snapshot(engine)).toBe(before);
+          expect(await snapshot(engine)).toBe(before);
           return;
         }
         outcomes.stored++;
@@ -491,7 +491,7 @@ describe('CLI argument parsing under hostile argv', () => {
   });
 
   it('enqueue --stdin writes every spec or none', async () => {
-    const { engine, run } = sandbox();
+    const { engine, run } = await sandbox();
     const good = JSON.stringify({ kind: 'sleep', payload: { ms: 0 } });
     const line = fc.oneof(
       { weight: 6, arbitrary: fc.constant(good) },
@@ -510,18 +510,18 @@ describe('CLI argument parsing under hostile argv', () => {
         fc.array(line, { maxLength: 30 }),
         fc.constantFrom('\n', '\r\n'),
         async (lines, eol) => {
-          const before = snapshot(engine);
-          const total = engine.listTasks({ limit: 1 }).total;
+          const before = await snapshot(engine);
+          const total = (await engine.listTasks({ limit: 1 })).total;
           const o = await run(['enqueue', '--stdin'], lines.join(eol));
           if (o.code === 2) {
             seen.none++;
             expectCleanRefusal(o, ['enqueue', '--stdin', ...lines]);
-            expect(snapshot(engine)).toBe(before);
+            expect(await snapshot(engine)).toBe(before);
             return;
           }
           expect(o.code, o.err).toBe(0);
           seen.all++;
-          expect(engine.listTasks({ limit: 1 }).total).toBe(
+          expect((await engine.listTasks({ limit: 1 })).total).toBe(
             total + lines.filter((l) => l.trim() !== '').length,
           );
         },
@@ -533,7 +533,7 @@ describe('CLI argument parsing under hostile argv', () => {
   });
 
   it('work and serve refuse bad options before starting anything, and stop cleanly when they start', async () => {
-    const { engine, run } = sandbox({ signalAtOnce: true });
+    const { engine, run } = await sandbox({ signalAtOnce: true });
     const outcomes = { started: 0, refused: 0 };
     const argv = fc.oneof(
       fc
@@ -581,12 +581,12 @@ describe('CLI argument parsing under hostile argv', () => {
     );
     await fc.assert(
       fc.asyncProperty(argv, async (args) => {
-        const before = snapshot(engine);
+        const before = await snapshot(engine);
         const o = await run(args);
         if (o.code === 2) {
           outcomes.refused++;
           expectCleanRefusal(o, args);
-          expect(snapshot(engine)).toBe(before);
+          expect(await snapshot(engine)).toBe(before);
           return;
         }
         expect(o.code, `${JSON.stringify(args)}\n${o.err}`).toBe(0);
@@ -601,7 +601,7 @@ describe('CLI argument parsing under hostile argv', () => {
   });
 
   it('run refuses bad task options before running anything', async () => {
-    const { engine, run } = sandbox();
+    const { engine, run } = await sandbox();
     const marker = path.join(tempDir(), 'ran');
     // The command leaves a file behind: a refused run must not have started it.
     const command = [process.execPath, '-e', `require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`];
@@ -616,12 +616,12 @@ describe('CLI argument parsing under hostile argv', () => {
       fc.asyncProperty(option, async ([name, value]) => {
         const argv = ['run', '--quiet', `${name}=${value}`, '--', ...command];
         const ranBefore = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').length : 0;
-        const before = snapshot(engine);
+        const before = await snapshot(engine);
         const o = await run(argv);
         if (o.code === 2) {
           refused++;
           expectCleanRefusal(o, argv);
-          expect(snapshot(engine)).toBe(before);
+          expect(await snapshot(engine)).toBe(before);
           expect(fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').length : 0).toBe(ranBefore);
           return;
         }
@@ -636,12 +636,12 @@ describe('CLI argument parsing under hostile argv', () => {
 
 describe('the default name of a shell task', () => {
   it('is its command line cut on a character boundary, never half an emoji or a lone surrogate', async () => {
-    const { engine, run } = sandbox();
+    const { engine, run } = await sandbox();
     const long = `a${'😀'.repeat(150)}`; // 301 UTF-16 units: a cut at 200 splits an emoji
     for (const words of [[long], ['echo', '\uD800x']]) {
       const o = await run(['--json', 'enqueue', '--', ...words]);
       expect(o.code, o.err).toBe(0);
-      const task = engine.getTask((JSON.parse(o.out) as Task).id);
+      const task = await engine.getTask((JSON.parse(o.out) as Task).id);
       expect(task.name.length).toBeLessThanOrEqual(200);
       expect(task.name).not.toMatch(/\p{Cs}/u);
       expect(task.payload).toMatchObject({ command: words[0], args: words.slice(1) });
@@ -651,12 +651,12 @@ describe('the default name of a shell task', () => {
 
 describe('work --grace longer than a node timer can wait', () => {
   it('still lets running tasks finish (node fires a timer over 2^31-1 ms after 1 ms)', async () => {
-    const engine = testEngine();
-    const { task } = engine.enqueue({ kind: 'sleep', payload: { ms: 300 } });
+    const engine = await testEngine();
+    const { task } = await engine.enqueue({ kind: 'sleep', payload: { ms: 300 } });
     engine.start();
-    await waitFor(() => engine.getTask(task.id).status === 'running', 'the task to start');
+    await waitFor(async () => (await engine.getTask(task.id)).status === 'running', 'the task to start');
     await engine.stop(30 * 86_400_000); // `work --grace 30d`
-    expect(engine.getTask(task.id).status).toBe('done');
+    expect((await engine.getTask(task.id)).status).toBe('done');
   });
 });
 
@@ -669,7 +669,7 @@ describe('the real binary', () => {
       ['enqueue', '--kind', 'sleep', '--payload', '{"ms":0}', '--timeout', 'Infinity'],
       ['list', '--limit', '-0', '--bogus'],
     ];
-    const { db, engine, run } = sandbox();
+    const { db, engine, run } = await sandbox();
     const spawned = await Promise.all(cases.map((args) => cli(args, { db })));
     for (const [i, args] of cases.entries()) {
       const inProcess = await run(args);
@@ -694,6 +694,6 @@ describe('the real binary', () => {
     );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^semaforo: --group: must be 1-64 letters/);
-    expect(engine.listTasks().total).toBe(0);
+    expect((await engine.listTasks()).total).toBe(0);
   }, 60_000);
 });

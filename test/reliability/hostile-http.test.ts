@@ -39,7 +39,7 @@ afterEach(async () => {
 
 async function serve(options: Partial<ServerOptions> = {}) {
   const dir = tempDir();
-  const engine = testEngine({ file: path.join(dir, 'queue.db') });
+  const engine = await testEngine({ file: path.join(dir, 'queue.db') });
   const server = await startServer({ engine, port: 0, dataDir: dir, staticDir: null, ...options });
   servers.push(server);
   const host = `127.0.0.1:${server.port}`;
@@ -168,7 +168,7 @@ describe('serve: who may ask', () => {
       { numRuns: 80, seed: 4011 },
     );
     expect(refused).toBeGreaterThan(70);
-    expect(engine.listTasks().total).toBe(0);
+    expect((await engine.listTasks()).total).toBe(0);
     await legit();
   });
 
@@ -207,7 +207,7 @@ describe('serve: who may ask', () => {
     expect(refusal(await rawRequest(p, twoHosts), 400).message).toBe('more than one Host header');
     const noHost = `POST /api/stats HTTP/1.1\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\r\nnull`;
     expect(refusal(await rawRequest(p, noHost), 400).message).toBe('missing Host header');
-    expect(engine.listTasks().total).toBe(0);
+    expect((await engine.listTasks()).total).toBe(0);
     await legit();
   });
 
@@ -239,7 +239,7 @@ describe('serve: who may ask', () => {
       const s = await openStream(p, `?token=${server.token}`, { host: json.host, origin });
       refusal(await s.ended, 403);
     }
-    expect(engine.listTasks().total).toBe(0);
+    expect((await engine.listTasks()).total).toBe(0);
     await legit();
   });
 });
@@ -299,7 +299,7 @@ describe('serve: bodies and slow clients', () => {
         '0\r\n\r\n',
     );
     expect(refusal(await over.reply(), 413).message).toMatch(/over 65536 bytes/);
-    expect(engine.listTasks().total).toBe(0);
+    expect((await engine.listTasks()).total).toBe(0);
     await legit();
   });
 
@@ -351,7 +351,7 @@ describe('serve: bodies and slow clients', () => {
     }
     // The stream outlived the request timeout (its request was complete; only answers go on).
     const before = stream.body().length;
-    engine.enqueue({ kind: 'sleep', payload: { ms: 0 } });
+    await engine.enqueue({ kind: 'sleep', payload: { ms: 0 } });
     await new Promise<void>((resolve) =>
       stream.res.on('data', () => {
         if (stream.body().slice(before).includes('event: changed')) resolve();

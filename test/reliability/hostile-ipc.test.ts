@@ -93,10 +93,10 @@ function recordingLogger() {
   return { lines, logger };
 }
 
-function seeded() {
-  const engine = testEngine();
-  engine.enqueue({ kind: 'sleep', name: 'one', payload: { ms: 0 } });
-  engine.enqueue({ kind: 'sleep', name: 'two', payload: { ms: 0 } });
+async function seeded() {
+  const engine = await testEngine();
+  await engine.enqueue({ kind: 'sleep', name: 'one', payload: { ms: 0 } });
+  await engine.enqueue({ kind: 'sleep', name: 'two', payload: { ms: 0 } });
   return engine;
 }
 
@@ -106,8 +106,8 @@ function overTheWire(result: IpcResult): IpcResult {
 }
 
 describe('IPC binding: messages from unexpected frames', () => {
-  it('refuses every sender but the top frame of our window showing our page, and writes nothing for it', () => {
-    const engine = seeded();
+  it('refuses every sender but the top frame of our window showing our page, and writes nothing for it', async () => {
+    const engine = await seeded();
     const { lines, logger } = recordingLogger();
     let windowOpen = true;
     const handle = createIpcHandler({
@@ -116,8 +116,8 @@ describe('IPC binding: messages from unexpected frames', () => {
       logger,
     });
     let refused = 0;
-    fc.assert(
-      fc.property(sender, writes, (s, [name, input]) => {
+    await fc.assert(
+      fc.asyncProperty(sender, writes, async (s, [name, input]) => {
         windowOpen = s.windowOpen;
         const from: IpcSender = {
           webContentsId: s.webContentsId,
@@ -125,8 +125,8 @@ describe('IPC binding: messages from unexpected frames', () => {
           isMainFrame: s.isMainFrame,
         };
         const expectTrusted = s.windowOpen && s.webContentsId === WINDOW_ID && s.isMainFrame && s.frame.ours;
-        const before = snapshot(engine);
-        const result = overTheWire(handle(from, name, input));
+        const before = await snapshot(engine);
+        const result = overTheWire(await handle(from, name, input));
         if (expectTrusted) {
           // Trusted: the request runs (it may still be refused on its merits, e.g. a removed id).
           if (!result.ok) expect(['NotFoundError', 'ConflictError']).toContain(result.error.name);
@@ -142,7 +142,7 @@ describe('IPC binding: messages from unexpected frames', () => {
             ),
           },
         });
-        expect(snapshot(engine)).toBe(before);
+        expect(await snapshot(engine)).toBe(before);
       }),
       { numRuns: 400, seed: 80801 },
     );
@@ -188,8 +188,8 @@ const hugeInput = fc.constantFrom<unknown>(
 );
 
 describe('IPC binding: malformed messages from our own window', () => {
-  it('answers each with a result or a typed refusal that crosses IPC intact, and a refusal writes nothing', () => {
-    const engine = seeded();
+  it('answers each with a result or a typed refusal that crosses IPC intact, and a refusal writes nothing', async () => {
+    const engine = await seeded();
     const { lines, logger } = recordingLogger();
     const handle = createIpcHandler({
       service: createQueueService(engine),
@@ -197,8 +197,8 @@ describe('IPC binding: malformed messages from our own window', () => {
       logger,
     });
     const counts = { ok: 0, refused: 0 };
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         hostileName,
         fc.oneof(
           { weight: 4, arbitrary: fc.oneof(hostileValue, nearValid) },
@@ -209,9 +209,9 @@ describe('IPC binding: malformed messages from our own window', () => {
             arbitrary: fc.constantFrom(undefined, null, {}, { kind: 'sleep', payload: { ms: 0 } }),
           },
         ),
-        (name, input) => {
-          const before = snapshot(engine);
-          const result = overTheWire(handle(ourWindow, name, input));
+        async (name, input) => {
+          const before = await snapshot(engine);
+          const result = overTheWire(await handle(ourWindow, name, input));
           if (result.ok) {
             counts.ok++;
             return;
@@ -221,7 +221,7 @@ describe('IPC binding: malformed messages from our own window', () => {
           expect(result.error.message.length).toBeGreaterThan(0);
           if (result.error.name === 'ValidationError' && typeof name === 'string')
             for (const issue of result.error.issues ?? []) expect(typeof issue.path).toBe('string');
-          expect(snapshot(engine)).toBe(before);
+          expect(await snapshot(engine)).toBe(before);
         },
       ),
       { numRuns: 400, seed: 80802 },
@@ -233,42 +233,45 @@ describe('IPC binding: malformed messages from our own window', () => {
     expect(Object.prototype).not.toHaveProperty('polluted');
   });
 
-  it('names the problem: unknown names are NotFoundError, non-string names and bad inputs ValidationError', () => {
-    const engine = seeded();
+  it('names the problem: unknown names are NotFoundError, non-string names and bad inputs ValidationError', async () => {
+    const engine = await seeded();
     const handle = createIpcHandler({
       service: createQueueService(engine),
       trusted: () => ({ webContentsId: WINDOW_ID, urlPrefix: FOLDER }),
       logger: silentLogger,
     });
-    const before = snapshot(engine);
+    const before = await snapshot(engine);
     for (const name of ['__proto__', 'constructor', 'toString', 'Enqueue'])
-      expect(handle(ourWindow, name, {})).toMatchObject({ ok: false, error: { name: 'NotFoundError' } });
+      expect(await handle(ourWindow, name, {})).toMatchObject({
+        ok: false,
+        error: { name: 'NotFoundError' },
+      });
     for (const name of [Object.create(null) as unknown, null, ['enqueue']])
-      expect(handle(ourWindow, name, {})).toMatchObject({
+      expect(await handle(ourWindow, name, {})).toMatchObject({
         ok: false,
         error: { name: 'ValidationError', message: 'request name must be a string' },
       });
     expect(
-      handle(
+      await handle(
         ourWindow,
         'enqueue',
         JSON.parse('{"kind":"sleep","payload":{"ms":0},"__proto__":{"polluted":1}}'),
       ),
     ).toMatchObject({ ok: false, error: { name: 'ValidationError', issues: [{ message: /__proto__/ }] } });
-    expect(handle(ourWindow, 'enqueue', { kind: 'sleep', payload: deep(100_000) })).toMatchObject({
+    expect(await handle(ourWindow, 'enqueue', { kind: 'sleep', payload: deep(100_000) })).toMatchObject({
       ok: false,
       error: { name: 'ValidationError', issues: [{ path: 'payload', message: /nested deeper than 32/ }] },
     });
     expect(
-      handle(ourWindow, 'retry', { ids: Array.from({ length: 200_000 }, (_, i) => i + 1) }),
+      await handle(ourWindow, 'retry', { ids: Array.from({ length: 200_000 }, (_, i) => i + 1) }),
     ).toMatchObject({
       ok: false,
       error: { name: 'ValidationError', issues: [{ path: 'ids', message: /at most 100000/ }] },
     });
-    expect(snapshot(engine)).toBe(before);
+    expect(await snapshot(engine)).toBe(before);
     // A refused sender is told so even when its message is malformed too.
     expect(
-      handle({ ...ourWindow, isMainFrame: false }, Object.create(null) as unknown, deep(10)),
+      await handle({ ...ourWindow, isMainFrame: false }, Object.create(null) as unknown, deep(10)),
     ).toMatchObject({
       ok: false,
       error: { name: 'Forbidden' },

@@ -73,11 +73,11 @@ export const nearValid = fc.record(
 );
 
 /** Everything a request can write: tasks, schedules, settings, groups. */
-export function snapshot(engine: Engine): string {
-  const { settings, groups } = engine.stats(0);
+export async function snapshot(engine: Engine): Promise<string> {
+  const { settings, groups } = await engine.stats(0);
   return JSON.stringify([
-    engine.listTasks({ limit: 1000 }),
-    engine.listSchedules().map(({ upcoming: _, ...s }) => s), // upcoming moves with the clock
+    await engine.listTasks({ limit: 1000 }),
+    (await engine.listSchedules()).map(({ upcoming: _, ...s }) => s), // upcoming moves with the clock
     settings,
     groups,
   ]);

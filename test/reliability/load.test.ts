@@ -174,12 +174,12 @@ describe('the WAL after a huge transaction', () => {
   it('is trimmed back to its limit by the next write while the file stays open', async () => {
     const file = path.join(tempDir(), 'q.db');
     const wal = `${file}-wal`;
-    const engine = testEngine({ file });
-    engine.enqueueMany(Array.from({ length: 60_000 }, () => ({ kind: 'sleep', payload: { ms: 0 } })));
-    engine.stats(0); // moves them from the inbox into tasks: one transaction of some 10 MB
+    const engine = await testEngine({ file });
+    await engine.enqueueMany(Array.from({ length: 60_000 }, () => ({ kind: 'sleep', payload: { ms: 0 } })));
+    await engine.stats(0); // moves them from the inbox into tasks: one transaction of some 10 MB
     expect(sizeOf(wal)).toBeGreaterThan(WAL_SIZE_LIMIT);
-    await waitFor(() => {
-      engine.enqueue({ kind: 'sleep', payload: { ms: 0 } });
+    await waitFor(async () => {
+      await engine.enqueue({ kind: 'sleep', payload: { ms: 0 } });
       return sizeOf(wal) <= WAL_SIZE_LIMIT;
     }, 'the WAL trimmed');
     await engine.close();

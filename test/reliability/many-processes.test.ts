@@ -97,9 +97,9 @@ describe('many processes on one file, workers killed at random', () => {
       const log = path.join(dir, 'runs.jsonl');
       const random = seededRandom(SEED);
 
-      const setup = createEngine({ file: db, handlers: [probeHandler(log, 'setup')] });
-      setup.updateSettings({ globalConcurrency: GLOBAL_CONCURRENCY });
-      for (const [g, limits] of Object.entries(LIMITS)) setup.updateGroup(g, limits);
+      const setup = await createEngine({ file: db, handlers: [probeHandler(log, 'setup')] });
+      await setup.updateSettings({ globalConcurrency: GLOBAL_CONCURRENCY });
+      for (const [g, limits] of Object.entries(LIMITS)) await setup.updateGroup(g, limits);
       await setup.close();
       const file = new Database(db, { readonly: true });
       let walMax = 0;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineHandler } from '../../electron/core/handlers/registry.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import { ValidationError } from '../../shared/errors.ts';
+import { parseInput, scheduleSpecSchema } from '../../shared/schemas.ts';
 import { exited, spawnNode, tempDir, testEngine, waitFor } from '../helpers.ts';
 
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'fire-hour.ts');
@@ -19,9 +20,9 @@ function fakeClock(t = T0) {
   };
 }
 
-function issuesOf(fn: () => unknown): string[] {
+async function issuesOf(fn: () => unknown): Promise<string[]> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     if (err instanceof ValidationError) return err.issues.map((i) => `${i.path}: ${i.message}`);
     throw err;
@@ -30,8 +31,8 @@ function issuesOf(fn: () => unknown): string[] {
 }
 
 describe('schedules in the engine', () => {
-  it('refuses bad schedules with the field named and writes nothing', () => {
-    const engine = testEngine({ clock: fakeClock() });
+  it('refuses bad schedules with the field named and writes nothing', async () => {
+    const engine = await testEngine({ clock: fakeClock() });
     const bad: [unknown, string][] = [
       [{ name: 'a', cron: '61 * * * *', task: sleep0 }, 'cron: is not a valid 5-field cron expression'],
       [{ name: 'a', cron: '0 0 * * * *', task: sleep0 }, 'cron: is not a valid 5-field'],
@@ -54,47 +55,55 @@ describe('schedules in the engine', () => {
       [{ name: 'a', everyMs: 60_000, task: { ...sleep0, runAt: 5 } }, 'task: Unrecognized key'],
     ];
     for (const [spec, message] of bad) {
-      const issues = issuesOf(() => engine.createSchedule(spec));
+      const issues = await issuesOf(() => engine.createSchedule(parseInput(scheduleSpecSchema, spec)));
       expect(issues.join('\n')).toContain(message);
     }
-    expect(engine.listSchedules()).toEqual([]);
+    expect(await engine.listSchedules()).toEqual([]);
   });
 
   it('computes due times from the stored schedule, so a restart neither loses nor repeats them', async () => {
     const file = path.join(tempDir(), 'q.db');
     const clock = fakeClock();
-    const a = testEngine({ file, clock });
-    a.createSchedule({ name: 'tick', everyMs: 60_000, missed: 'all', task: sleep0 });
+    const a = await testEngine({ file, clock });
+    await a.createSchedule({ name: 'tick', everyMs: 60_000, missed: 'all', task: sleep0 });
     clock.t += 60_000;
-    expect(a.fireSchedules()).toHaveLength(1);
+    expect(await a.fireSchedules()).toHaveLength(1);
     await a.close();
     // Closed for 10 minutes and 30 seconds; a new process picks up from the stored due time.
     clock.t += 630_000;
-    const b = testEngine({ file, clock });
-    const ids = b.fireSchedules();
+    const b = await testEngine({ file, clock });
+    const ids = await b.fireSchedules();
     expect(ids).toHaveLength(10);
-    expect(b.fireSchedules()).toEqual([]);
-    const s = b.getSchedule('tick');
+    expect(await b.fireSchedules()).toEqual([]);
+    const s = await b.getSchedule('tick');
     expect(s.nextDueAt).toBe(T0 + 12 * 60_000);
     expect(s.lastTaskId).toBe(ids[9]);
     expect(s.lastTaskStatus).toBe('pending');
-    const runAts = b.listTasks({ sort: 'runAt', order: 'asc' }).tasks.map((t) => (t.runAt - T0) / 60_000);
+    const runAts = (await b.listTasks({ sort: 'runAt', order: 'asc' })).tasks.map(
+      (t) => (t.runAt - T0) / 60_000,
+    );
     expect(runAts).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
-  it('does not catch up on runs that fell while paused, and run-now leaves the due times alone', () => {
+  it('does not catch up on runs that fell while paused, and run-now leaves the due times alone', async () => {
     const clock = fakeClock();
-    const engine = testEngine({ clock });
-    engine.createSchedule({ name: 'p', cron: '*/10 * * * *', timezone: 'UTC', missed: 'all', task: sleep0 });
-    engine.pauseSchedule('p');
+    const engine = await testEngine({ clock });
+    await engine.createSchedule({
+      name: 'p',
+      cron: '*/10 * * * *',
+      timezone: 'UTC',
+      missed: 'all',
+      task: sleep0,
+    });
+    await engine.pauseSchedule('p');
     clock.t += 3600_000;
-    const resumed = engine.resumeSchedule('p');
+    const resumed = await engine.resumeSchedule('p');
     expect(resumed.nextDueAt).toBe(T0 + 3600_000 + 600_000);
     expect(resumed.upcoming).toHaveLength(5);
-    expect(engine.fireSchedules()).toEqual([]);
-    const r = engine.runScheduleNow('p');
+    expect(await engine.fireSchedules()).toEqual([]);
+    const r = await engine.runScheduleNow('p');
     expect(r.task).toMatchObject({ name: 'p', kind: 'sleep', scheduleId: resumed.id, status: 'pending' });
-    expect(engine.getSchedule('p').nextDueAt).toBe(resumed.nextDueAt);
+    expect((await engine.getSchedule('p')).nextDueAt).toBe(resumed.nextDueAt);
   });
 
   it('overlap skip: no new run while the previous one still runs, then runs again', async () => {
@@ -106,8 +115,8 @@ describe('schedules in the engine', () => {
       payload: z.object({}),
       run: () => new Promise<void>((r) => (release = r)),
     });
-    const engine = testEngine({ clock, handlers: [hold], schedules: false });
-    engine.createSchedule({
+    const engine = await testEngine({ clock, handlers: [hold], schedules: false });
+    await engine.createSchedule({
       name: 'backup',
       everyMs: 3600_000,
       overlap: 'skip',
@@ -115,40 +124,56 @@ describe('schedules in the engine', () => {
     });
     engine.start();
     clock.t += 3600_000;
-    const [first] = engine.fireSchedules();
-    await waitFor(() => engine.getTask(first).status === 'running', 'the first backup to run');
+    const [first] = await engine.fireSchedules();
+    await waitFor(async () => (await engine.getTask(first!)).status === 'running', 'the first backup to run');
     for (let hour = 2; hour <= 4; hour++) {
       clock.t += 3600_000;
-      expect(engine.fireSchedules()).toEqual([]);
+      expect(await engine.fireSchedules()).toEqual([]);
     }
-    expect(engine.getSchedule('backup')).toMatchObject({ skippedOverlap: 3, lastTaskId: first });
+    expect(await engine.getSchedule('backup')).toMatchObject({ skippedOverlap: 3, lastTaskId: first });
     release();
-    await waitFor(() => engine.getTask(first).status === 'done', 'the first backup to end');
+    await waitFor(async () => (await engine.getTask(first!)).status === 'done', 'the first backup to end');
     clock.t += 3600_000;
-    expect(engine.fireSchedules()).toHaveLength(1);
-    expect(engine.listTasks({ kind: 'hold' }).total).toBe(2);
+    expect(await engine.fireSchedules()).toHaveLength(1);
+    expect((await engine.listTasks({ kind: 'hold' })).total).toBe(2);
+    await engine.stop();
   });
 
   it('a dispatching engine fires due schedules by itself and reports the new tasks', async () => {
-    const engine = testEngine({ scheduleIntervalMs: 50 });
+    const engine = await testEngine({ scheduleIntervalMs: 50 });
     const seen: number[] = [];
     engine.onChange((e) => seen.push(...e.taskIds));
     engine.start();
-    engine.createSchedule({ name: 'often', everyMs: 1000, task: sleep0 });
-    const s = await waitFor(() => {
-      const x = engine.getSchedule('often');
+    await engine.createSchedule({ name: 'often', everyMs: 1000, task: sleep0 });
+    const s = await waitFor(async () => {
+      const x = await engine.getSchedule('often');
       return x.lastTaskStatus === 'done' && x;
     }, 'a scheduled run to finish');
     expect(seen).toContain(s.lastTaskId);
-    expect(engine.nextSchedule()).toEqual({ name: 'often', at: engine.getSchedule('often').nextDueAt });
+    expect(await engine.nextSchedule()).toEqual({
+      name: 'often',
+      at: (await engine.getSchedule('often')).nextDueAt,
+    });
+    await engine.stop();
   });
 
   it('two processes firing one file through a simulated hour produce exactly one task per due time', async () => {
     const file = path.join(tempDir(), 'q.db');
-    const setup = testEngine({ file, clock: fakeClock() });
-    setup.createSchedule({ name: 'ten-s', everyMs: 10_000, missed: 'all', task: sleep0 });
-    setup.createSchedule({ name: 'minute', cron: '* * * * *', timezone: 'UTC', missed: 'all', task: sleep0 });
-    setup.createSchedule({ name: 'five-m', cron: '*/5 * * * *', timezone: 'Asia/Kolkata', task: sleep0 });
+    const setup = await testEngine({ file, clock: fakeClock() });
+    await setup.createSchedule({ name: 'ten-s', everyMs: 10_000, missed: 'all', task: sleep0 });
+    await setup.createSchedule({
+      name: 'minute',
+      cron: '* * * * *',
+      timezone: 'UTC',
+      missed: 'all',
+      task: sleep0,
+    });
+    await setup.createSchedule({
+      name: 'five-m',
+      cron: '*/5 * * * *',
+      timezone: 'Asia/Kolkata',
+      task: sleep0,
+    });
     await setup.close();
     const end = T0 + 3600_000;
     const children = [1, 2].map((seed) => spawnNode([FIXTURE, file, String(T0), String(end), String(seed)]));

@@ -17,7 +17,7 @@ afterEach(async () => {
 
 async function serve(staticDir: string | null = null) {
   const dir = tempDir();
-  const engine = testEngine({ file: path.join(dir, 'queue.db') });
+  const engine = await testEngine({ file: path.join(dir, 'queue.db') });
   const server = await startServer({ engine, port: 0, dataDir: dir, staticDir });
   servers.push(server);
   const call = (name: string, input?: unknown, headers: Record<string, string> = {}) =>
@@ -144,7 +144,7 @@ describe('semaforo serve: the JSON API', () => {
       ),
     );
     const start = Date.now();
-    for (let i = 0; i < 2000; i++) engine.enqueue({ kind: 'sleep', payload: { ms: 0 } });
+    for (let i = 0; i < 2000; i++) await engine.enqueue({ kind: 'sleep', payload: { ms: 0 } });
     await new Promise<void>((resolve) => {
       const t = setInterval(() => {
         if (frames.length > 0) {
@@ -162,7 +162,7 @@ describe('semaforo serve: the JSON API', () => {
 
   it('refuses a non-loopback bind unless asked, and stores a stable owner-only token', async () => {
     const dir = tempDir();
-    const engine = testEngine({ file: path.join(dir, 'q.db') });
+    const engine = await testEngine({ file: path.join(dir, 'q.db') });
     await expect(
       startServer({ engine, host: '0.0.0.0', port: 0, dataDir: dir, staticDir: null }),
     ).rejects.toThrow(/--allow-remote/);
@@ -240,12 +240,12 @@ describe('serve --no-work', () => {
   it('still reports writes made by other processes as change events', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'queue.db');
-    const engine = testEngine({ file, eventIntervalMs: 20 });
-    const stop = engine.watchExternalChanges(20);
+    const engine = await testEngine({ file, eventIntervalMs: 20 });
+    const stop = engine.watchExternalChanges();
     const seen: boolean[] = [];
     engine.onChange((b) => seen.push(b.external));
-    const other = testEngine({ file });
-    other.enqueue({ kind: 'sleep', payload: { ms: 0 } });
+    const other = await testEngine({ file });
+    await other.enqueue({ kind: 'sleep', payload: { ms: 0 } });
     await waitFor(() => seen.includes(true), 'an external change event');
     stop();
   });

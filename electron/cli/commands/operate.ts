@@ -2,6 +2,15 @@
 import { Command, Option } from 'commander';
 import { formatDuration, formatRate, parseRate } from '../../../shared/durations.ts';
 import { ValidationError } from '../../../shared/errors.ts';
+import {
+  durationSchema,
+  groupNameSchema,
+  groupUpdateSchema,
+  parseInput,
+  retryFilterSchema,
+  settingsUpdateSchema,
+  taskIdSchema,
+} from '../../../shared/schemas.ts';
 import type { CliContext } from '../context.ts';
 import { groupTable } from '../format.ts';
 import { duration, namingOptions, type OptionNames } from '../task-options.ts';
@@ -10,9 +19,11 @@ function ids(list: readonly string[]): number[] {
   return list.map((s, i) => {
     if (!/^\d+$/.test(s))
       throw new ValidationError([{ path: `id[${i}]`, message: `"${s}" is not a task id` }]);
-    return Number(s);
+    return parseInput(taskIdSchema, Number(s), `ids[${i}]`);
   });
 }
+
+const groupName = (name: string) => parseInput(groupNameSchema, name, 'group');
 
 const listed = (n: number[]) => (n.length > 8 ? `${n.slice(0, 8).join(', ')}, …` : n.join(', '));
 
@@ -23,7 +34,7 @@ export function retryCommand(ctx: CliContext): Command {
     .option('--failed', 'retry every failed task (optionally only of --group / --kind)')
     .option('-g, --group <group>', 'with --failed: only this group')
     .option('-k, --kind <kind>', 'with --failed: only this kind');
-  return cmd.action((list: string[], opts: { failed?: boolean; group?: string; kind?: string }) => {
+  return cmd.action(async (list: string[], opts: { failed?: boolean; group?: string; kind?: string }) => {
     if (!opts.failed && list.length === 0)
       throw new ValidationError([
         { path: 'id', message: 'give task ids, or --failed to retry every failed task' },
@@ -32,11 +43,13 @@ export function retryCommand(ctx: CliContext): Command {
       throw new ValidationError([{ path: '--failed', message: 'give either ids or --failed, not both' }]);
     if (!opts.failed && (opts.group || opts.kind))
       throw new ValidationError([{ path: '--group', message: '--group and --kind go with --failed' }]);
-    const engine = ctx.engine(cmd);
+    const engine = await ctx.engine(cmd);
     const filter: Record<string, string> = {};
     if (opts.group) filter.group = opts.group;
     if (opts.kind) filter.kind = opts.kind;
-    const retried = opts.failed ? engine.retryFailed(filter) : engine.retry(ids(list));
+    const retried = opts.failed
+      ? await engine.retryFailed(parseInput(retryFilterSchema, filter))
+      : await engine.retry(ids(list));
     ctx.print(cmd, { ids: retried }, () =>
       retried.length ? `retried ${retried.length} task(s): ${listed(retried)}` : 'nothing to retry',
     );
@@ -47,8 +60,8 @@ export function cancelCommand(ctx: CliContext): Command {
   const cmd = new Command('cancel')
     .description('cancel tasks: waiting ones at once, running ones are stopped by their worker')
     .argument('<id...>', 'task ids');
-  return cmd.action((list: string[]) => {
-    const out = ctx.engine(cmd).cancel(ids(list));
+  return cmd.action(async (list: string[]) => {
+    const out = await (await ctx.engine(cmd)).cancel(ids(list));
     ctx.print(cmd, out, () => {
       const lines: string[] = [];
       if (out.cancelled.length) lines.push(`cancelled ${listed(out.cancelled)}`);
@@ -62,8 +75,8 @@ export function deleteCommand(ctx: CliContext): Command {
   const cmd = new Command('delete')
     .description('delete tasks and their history (running tasks must be cancelled first)')
     .argument('<id...>', 'task ids');
-  return cmd.action((list: string[]) => {
-    const removed = ctx.engine(cmd).remove(ids(list));
+  return cmd.action(async (list: string[]) => {
+    const removed = await (await ctx.engine(cmd)).remove(ids(list));
     ctx.print(cmd, { ids: removed }, () =>
       removed.length ? `deleted ${listed(removed)}` : 'nothing deleted',
     );
@@ -79,9 +92,9 @@ export function pauseCommands(ctx: CliContext): Command[] {
           : 'start tasks again, in the whole queue or one group',
       )
       .argument('[group]', 'only this group');
-    return cmd.action((group: string | undefined) => {
-      const engine = ctx.engine(cmd);
-      engine[verb](group);
+    return cmd.action(async (group: string | undefined) => {
+      const engine = await ctx.engine(cmd);
+      await engine[verb](group === undefined ? undefined : groupName(group));
       ctx.print(
         cmd,
         { paused: verb === 'pause', group: group ?? null },
@@ -95,9 +108,12 @@ export function purgeCommand(ctx: CliContext): Command {
   const cmd = new Command('purge')
     .description('delete finished tasks (done, failed, cancelled) that ended long enough ago')
     .option('--older-than <dur>', 'age to keep, e.g. 30d, 12h (default: the retention setting)');
-  return cmd.action((opts: { olderThan?: string }) => {
-    const engine = ctx.engine(cmd);
-    const count = engine.purge(duration('--older-than', opts.olderThan));
+  return cmd.action(async (opts: { olderThan?: string }) => {
+    const engine = await ctx.engine(cmd);
+    const olderThan = duration('--older-than', opts.olderThan);
+    const count = await engine.purge(
+      olderThan === undefined ? undefined : parseInput(durationSchema, olderThan, 'olderThan'),
+    );
     ctx.print(cmd, { count }, () => `purged ${count} finished task(s)`);
   });
 }
@@ -118,7 +134,7 @@ export function groupCommand(ctx: CliContext): Command {
     .option('-c, --concurrency <n>', 'at most this many running at once across every worker, or none')
     .option('-r, --rate <N/PERIOD>', 'at most N starts per period: 10/min, 5/s, 30/15m, or none')
     .addHelpText('after', '\nExample:\n  semaforo group set vendor --concurrency 1 --rate 5/s');
-  set.action((name: string, opts: { concurrency?: string; rate?: string }) => {
+  set.action(async (name: string, opts: { concurrency?: string; rate?: string }) => {
     const update: Record<string, unknown> = {};
     const c = limitOption('--concurrency', opts.concurrency, null);
     if (c !== undefined) update.concurrency = c;
@@ -131,9 +147,10 @@ export function groupCommand(ctx: CliContext): Command {
     }
     if (Object.keys(update).length === 0)
       throw new ValidationError([{ path: '--concurrency', message: 'give --concurrency and/or --rate' }]);
-    const g = namingOptions(
+    const engine = await ctx.engine(set);
+    const g = await namingOptions(
       { concurrency: '--concurrency', 'rate.limit': '--rate', 'rate.periodMs': '--rate' },
-      () => ctx.engine(set).updateGroup(name, update),
+      () => engine.updateGroup(groupName(name), parseInput(groupUpdateSchema, update)),
     );
     ctx.print(
       set,
@@ -142,8 +159,8 @@ export function groupCommand(ctx: CliContext): Command {
     );
   });
   const list = new Command('list').description('every group with its limits and load');
-  list.action(() => {
-    const groups = ctx.engine(list).stats(0).groups;
+  list.action(async () => {
+    const groups = (await (await ctx.engine(list)).stats(0)).groups;
     ctx.print(list, groups, () => groupTable(groups));
   });
   return group.addCommand(set).addCommand(list);
@@ -178,7 +195,7 @@ export function settingsCommand(ctx: CliContext): Command {
       ).choices(['results', 'full']),
     );
   return cmd.action(
-    (opts: {
+    async (opts: {
       concurrency?: string;
       retention?: string;
       notify?: string;
@@ -186,7 +203,7 @@ export function settingsCommand(ctx: CliContext): Command {
       webhook?: string;
       durability?: string;
     }) => {
-      const engine = ctx.engine(cmd);
+      const engine = await ctx.engine(cmd);
       const update: Record<string, unknown> = {};
       const c = limitOption('--concurrency', opts.concurrency, null);
       if (c === null)
@@ -207,8 +224,10 @@ export function settingsCommand(ctx: CliContext): Command {
       if (opts.webhook !== undefined) update.failureWebhook = opts.webhook === 'none' ? null : opts.webhook;
       if (opts.durability !== undefined) update.durability = opts.durability;
       const s = Object.keys(update).length
-        ? namingOptions(SETTINGS_OPTION_NAMES, () => engine.updateSettings(update))
-        : engine.stats(0).settings;
+        ? await namingOptions(SETTINGS_OPTION_NAMES, () =>
+            engine.updateSettings(parseInput(settingsUpdateSchema, update)),
+          )
+        : (await engine.stats(0)).settings;
       ctx.print(cmd, s, () =>
         [
           `global concurrency  ${s.globalConcurrency}`,

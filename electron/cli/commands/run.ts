@@ -7,6 +7,7 @@ import os from 'node:os';
 import { Command } from 'commander';
 import { FINISHED_STATUSES, type Task } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
+import { parseTaskSpec } from '../../../shared/task-spec-quick.ts';
 import type { Engine } from '../../core/engine.ts';
 import { createShellHandler } from '../../core/handlers/shell.ts';
 import { defineHandler } from '../../core/handlers/registry.ts';
@@ -56,12 +57,14 @@ Example (crontab):
         lastExit = { code, signal };
       },
     });
-    const engine = ctx.engine(cmd, {
+    const engine = await ctx.engine(cmd, {
       privateWorker: true,
       workerLabel: 'run',
       handlers: [defineHandler(shell)],
     });
-    const { task, created } = namingOptions(TASK_OPTION_NAMES, () => engine.enqueue(spec));
+    const { task, created } = await namingOptions(TASK_OPTION_NAMES, () =>
+      engine.enqueue(parseTaskSpec(spec)),
+    );
     if (!created) {
       io.err(
         `semaforo run: task ${task.id} with unique key "${task.unique}" is still ${task.status}; not running again\n`,
@@ -73,14 +76,16 @@ Example (crontab):
     const offSignal = io.onSignal(() => {
       if (cancelled) return;
       cancelled = true;
-      engine.cancel([task.id]);
+      void engine.cancel([task.id]).catch((err: unknown) => io.err(`semaforo run: ${String(err)}\n`));
     });
     const waitNote = opts.quiet
       ? undefined
       : setTimeout(() => {
-          const t = engine.getTask(task.id);
-          if (t.status === 'pending' || t.status === 'retrying')
-            io.err(`semaforo run: ${waitingWhy(engine, t)}\n`);
+          void (async () => {
+            const t = await engine.getTask(task.id);
+            if (t.status === 'pending' || t.status === 'retrying')
+              io.err(`semaforo run: ${await waitingWhy(engine, t)}\n`);
+          })().catch(() => {}); // only a hint: the task ending or vanishing meanwhile is fine
         }, 1000);
     let final: Task;
     try {
@@ -96,14 +101,23 @@ Example (crontab):
 }
 
 function finished(engine: Engine, id: number): Promise<Task> {
-  return new Promise((resolve) => {
-    const check = () => {
-      const t = engine.getTask(id);
-      if (!(FINISHED_STATUSES as readonly string[]).includes(t.status)) return;
+  return new Promise((resolve, reject) => {
+    const end = () => {
       off();
       clearInterval(timer);
-      resolve(t);
     };
+    const check = () =>
+      void engine.getTask(id).then(
+        (t) => {
+          if (!(FINISHED_STATUSES as readonly string[]).includes(t.status)) return;
+          end();
+          resolve(t);
+        },
+        (err: unknown) => {
+          end();
+          reject(err);
+        },
+      );
     // Our own dispatcher changes the task, so its events are enough; the timer covers an
     // operator cancelling or deleting it from another process.
     const off = engine.onChange(check);
@@ -111,8 +125,8 @@ function finished(engine: Engine, id: number): Promise<Task> {
   });
 }
 
-function waitingWhy(engine: Engine, t: Task): string {
-  const s = engine.stats(0);
+async function waitingWhy(engine: Engine, t: Task): Promise<string> {
+  const s = await engine.stats(0);
   const g = s.groups.find((x) => x.name === t.group);
   if (s.settings.paused) return 'waiting: the queue is paused (semaforo resume)';
   if (g?.paused) return `waiting: group ${t.group} is paused (semaforo resume ${t.group})`;

@@ -4,6 +4,12 @@ import type { Schedule } from '../../../shared/domain.ts';
 import { formatDuration } from '../../../shared/durations.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import { localTimeZone } from '../../../shared/schedule-times.ts';
+import {
+  parseInput,
+  recurrenceSchema,
+  scheduleNameSchema,
+  scheduleSpecSchema,
+} from '../../../shared/schemas.ts';
 import type { CliContext } from '../context.ts';
 import { relativeTime, table } from '../format.ts';
 import { loadKinds } from '../kinds.ts';
@@ -89,6 +95,8 @@ function scheduleDetail(s: Schedule, now: number): string {
   return lines.join('\n');
 }
 
+const scheduleName = (name: string) => parseInput(scheduleNameSchema, name, 'name');
+
 export function scheduleCommand(ctx: CliContext): Command {
   const root = new Command('schedule').description(
     'recurring schedules: enqueue a task on cron or interval due times (run by the tray app, `work` and `serve`)',
@@ -141,31 +149,34 @@ Examples:
         enabled: !opts.paused,
       };
       const { handlers } = await loadKinds(ctx, add);
-      const engine = ctx.engine(add, { userHandlers: handlers });
-      const s = namingOptions(SCHEDULE_OPTION_NAMES, () => engine.createSchedule(spec));
+      const engine = await ctx.engine(add, { userHandlers: handlers });
+      const s = await namingOptions(SCHEDULE_OPTION_NAMES, () =>
+        engine.createSchedule(parseInput(scheduleSpecSchema, spec)),
+      );
       ctx.print(add, s, () => scheduleDetail(s, Date.now()));
     },
   );
 
   const list = new Command('list').description('list the schedules with their next and last runs');
-  list.action(() => {
-    const all = ctx.engine(list).listSchedules();
+  list.action(async () => {
+    const all = await (await ctx.engine(list)).listSchedules();
     ctx.print(list, all, () => scheduleTable(all, Date.now()));
   });
 
   const show = new Command('show')
     .description('one schedule in full, with its next five due times')
     .argument('<name>');
-  show.action((name: string) => {
-    const s = ctx.engine(show).getSchedule(name);
+  show.action(async (name: string) => {
+    const s = await (await ctx.engine(show)).getSchedule(scheduleName(name));
     ctx.print(show, s, () => scheduleDetail(s, Date.now()));
   });
 
   const simple = (verb: 'pause' | 'resume', what: string) => {
     const c = new Command(verb).description(what).argument('<name>');
-    return c.action((name: string) => {
-      const e = ctx.engine(c);
-      const s = verb === 'pause' ? e.pauseSchedule(name) : e.resumeSchedule(name);
+    return c.action(async (name: string) => {
+      const e = await ctx.engine(c);
+      const n = scheduleName(name);
+      const s = verb === 'pause' ? await e.pauseSchedule(n) : await e.resumeSchedule(n);
       ctx.print(c, s, () =>
         s.enabled
           ? `resumed ${s.name}; next due ${s.nextDueAt === null ? 'never' : new Date(s.nextDueAt).toISOString()}`
@@ -178,16 +189,16 @@ Examples:
     .alias('rm')
     .description('delete a schedule (tasks it already enqueued stay)')
     .argument('<name>');
-  remove.action((name: string) => {
-    ctx.engine(remove).removeSchedule(name);
+  remove.action(async (name: string) => {
+    await (await ctx.engine(remove)).removeSchedule(scheduleName(name));
     ctx.print(remove, { name }, () => `removed ${name}`);
   });
 
   const runNow = new Command('run-now')
     .description("enqueue one run of the schedule's task now (its due times stay as they are)")
     .argument('<name>');
-  runNow.action((name: string) => {
-    const r = ctx.engine(runNow).runScheduleNow(name);
+  runNow.action(async (name: string) => {
+    const r = await (await ctx.engine(runNow)).runScheduleNow(scheduleName(name));
     ctx.print(runNow, r.task, () => `${r.task.id}`);
   });
 
@@ -197,9 +208,12 @@ Examples:
     .option('--tz <zone>', 'IANA time zone (default: local)')
     .option('--every <dur>', 'an interval: 30s, 5m, 2h')
     .option('--count <n>', 'how many due times (1-50)', '5');
-  preview.action((opts: RecurrenceOptions & { count: string }) => {
+  preview.action(async (opts: RecurrenceOptions & { count: string }) => {
     const input = { ...recurrenceFrom(opts), count: wholeNumber('--count', opts.count) };
-    const out = namingOptions(SCHEDULE_OPTION_NAMES, () => ctx.engine(preview).previewSchedule(input));
+    const engine = await ctx.engine(preview);
+    const out = await namingOptions(SCHEDULE_OPTION_NAMES, () =>
+      engine.previewSchedule(parseInput(recurrenceSchema, input)),
+    );
     ctx.print(preview, out, () =>
       out.times.length ? out.times.map((t) => new Date(t).toISOString()).join('\n') : 'never comes due',
     );

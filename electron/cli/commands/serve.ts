@@ -32,7 +32,12 @@ export function serveCommand(ctx: CliContext): Command {
         ]);
       const { handlers, errors } = await loadKinds(ctx, cmd);
       for (const e of errors) io.err(`semaforo: warning: kind module ${e.file} not loaded: ${e.message}\n`);
-      const engine = ctx.engine(cmd, { userHandlers: handlers, workerLabel: 'serve' });
+      const engine = await ctx.engine(cmd, {
+        userHandlers: handlers,
+        workerLabel: 'serve',
+        // Without a dispatcher, other processes' writes only refresh the dashboard: a slower look.
+        ...(opts.work ? {} : { pollIntervalMs: 100 }),
+      });
       const staticDir = fs.existsSync(path.join(opts.static, 'index.html')) ? opts.static : null;
       const server = await startServer({
         engine,

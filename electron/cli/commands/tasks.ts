@@ -2,7 +2,8 @@
 import { Command, Option } from 'commander';
 import { TASK_STATUSES, type TaskStatus } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
-import { LIMITS, SORT_FIELDS } from '../../../shared/schemas.ts';
+import { LIMITS, SORT_FIELDS, listQuerySchema, parseInput, taskIdSchema } from '../../../shared/schemas.ts';
+import { parseTaskSpec } from '../../../shared/task-spec-quick.ts';
 import type { CliContext } from '../context.ts';
 import { statsText, taskDetail, taskTable } from '../format.ts';
 import { progressLine } from '../io.ts';
@@ -37,8 +38,8 @@ Examples:
     if (opts.stdin) {
       if (command.length > 0)
         throw new ValidationError([{ path: '--stdin', message: 'cannot be combined with a command' }]);
-      const specs = await readSpecs(ctx);
-      const results = engine.enqueueMany(specs);
+      const specs = (await readSpecs(ctx)).map((s, i) => parseTaskSpec(s, `tasks[${i}]`));
+      const results = await engine.enqueueMany(specs);
       ctx.print(
         cmd,
         results.map((r) => r.task),
@@ -46,7 +47,9 @@ Examples:
       );
       return;
     }
-    const r = namingOptions(TASK_OPTION_NAMES, () => engine.enqueue(taskSpecFrom(opts, command)));
+    const r = await namingOptions(TASK_OPTION_NAMES, () =>
+      engine.enqueue(parseTaskSpec(taskSpecFrom(opts, command))),
+    );
     ctx.print(
       cmd,
       r.task,
@@ -124,7 +127,7 @@ export function listCommand(ctx: CliContext): Command {
     .option('-l, --limit <n>', 'at most this many (1-1000)', '50')
     .option('--offset <n>', 'skip this many', '0');
   return cmd.action(
-    (opts: {
+    async (opts: {
       status?: string;
       group?: string;
       kind?: string;
@@ -134,7 +137,7 @@ export function listCommand(ctx: CliContext): Command {
       limit: string;
       offset: string;
     }) => {
-      const engine = ctx.engine(cmd);
+      const engine = await ctx.engine(cmd);
       const query: Record<string, unknown> = {
         sort: opts.sort,
         order: opts.order,
@@ -146,7 +149,9 @@ export function listCommand(ctx: CliContext): Command {
       if (opts.group !== undefined) query.group = opts.group;
       if (opts.kind !== undefined) query.kind = opts.kind;
       if (opts.search !== undefined) query.search = opts.search;
-      const page = namingOptions(LIST_OPTION_NAMES, () => engine.listTasks(query));
+      const page = await namingOptions(LIST_OPTION_NAMES, () =>
+        engine.listTasks(parseInput(listQuerySchema, query)),
+      );
       const now = Date.now();
       ctx.print(cmd, page.tasks, () => {
         const shown = page.tasks.length;
@@ -162,9 +167,9 @@ export function showCommand(ctx: CliContext): Command {
   const cmd = new Command('show')
     .description('one task with its whole history (attempts, errors, output)')
     .argument('<id>', 'task id');
-  return cmd.action((id: string) => {
-    const engine = ctx.engine(cmd);
-    const task = engine.getTask(intOption('id', id));
+  return cmd.action(async (id: string) => {
+    const engine = await ctx.engine(cmd);
+    const task = await engine.getTask(parseInput(taskIdSchema, intOption('id', id), 'id'));
     ctx.print(cmd, task, () => taskDetail(task, Date.now()));
   });
 }
@@ -173,9 +178,9 @@ export function statsCommand(ctx: CliContext): Command {
   const cmd = new Command('stats')
     .description('counts per status and per group, limits, recent failures')
     .option('--failures <n>', 'how many recent failures to list', '5');
-  return cmd.action((opts: { failures: string }) => {
-    const engine = ctx.engine(cmd);
-    const s = engine.stats(intOption('--failures', opts.failures));
+  return cmd.action(async (opts: { failures: string }) => {
+    const engine = await ctx.engine(cmd);
+    const s = await engine.stats(intOption('--failures', opts.failures));
     ctx.print(
       cmd,
       { counts: s.counts, settings: s.settings, groups: s.groups, recentFailures: s.recentFailures },
@@ -188,7 +193,7 @@ export function kindsCommand(ctx: CliContext): Command {
   const cmd = new Command('kinds').description('the task kinds a worker here can run, built-in and your own');
   return cmd.action(async () => {
     const { handlers, errors, dir } = await loadKinds(ctx, cmd);
-    const engine = ctx.engine(cmd, { userHandlers: handlers });
+    const engine = await ctx.engine(cmd, { userHandlers: handlers });
     const kinds = engine.registry.list();
     ctx.print(cmd, { kinds, handlersDir: dir, loadErrors: errors }, () => {
       const lines = kinds.map(

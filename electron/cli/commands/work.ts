@@ -13,9 +13,9 @@ import { duration } from '../task-options.ts';
  * What is left to do: pending, waiting for a retry, or running anywhere. Null when the file
  * cannot be read just now (the dispatcher says why and retries).
  */
-function outstanding(engine: Engine): number | null {
+async function outstanding(engine: Engine): Promise<number | null> {
   try {
-    const c = engine.stats(0).counts;
+    const c = (await engine.stats(0)).counts;
     return c.pending + c.retrying + c.running;
   } catch {
     return null;
@@ -39,7 +39,7 @@ async function openWhenWritable(
   for (let attempt = 1; ; attempt++) {
     let engine: Engine | null = null;
     try {
-      engine = ctx.engine(cmd, options);
+      engine = await ctx.engine(cmd, options);
       engine.checkWritable();
       if (said) ctx.ioHandle.err(`semaforo work: ${ctx.dbPath(cmd)} can be written now; dispatching\n`);
       return engine;
@@ -130,10 +130,11 @@ export function workCommand(ctx: CliContext): Command {
         const check = () => {
           if (stopRequested || fileLost) return finish();
           if (!opts.drain) return;
-          const left = outstanding(running);
-          if (left === null) return;
-          progress.update(`draining: ${left} task(s) left`);
-          if (left === 0) finish();
+          void outstanding(running).then((left) => {
+            if (left === null) return;
+            progress.update(`draining: ${left} task(s) left`);
+            if (left === 0) finish();
+          });
         };
         // Changes by other processes arrive as events too; the timer covers a quiet file.
         const timer = setInterval(check, 250);
@@ -151,7 +152,7 @@ export function workCommand(ctx: CliContext): Command {
       return;
     }
     if (!opts.drain) return;
-    const left = stopRequested === null ? 0 : outstanding(engine);
+    const left = stopRequested === null ? 0 : await outstanding(engine);
     if (stopRequested !== null && left !== 0) {
       // A stopped drain did not drain: a script's `work --drain && next` must not go on as if it had.
       io.err(
@@ -161,8 +162,9 @@ export function workCommand(ctx: CliContext): Command {
       ctx.exitCode = 128 + os.constants.signals[stopRequested];
       return;
     }
-    const failed = engine.listTasks({ status: 'failed', sort: 'finishedAt', order: 'desc', limit: 1 })
-      .tasks[0];
+    const failed = (
+      await engine.listTasks({ status: ['failed'], sort: 'finishedAt', order: 'desc', limit: 1 })
+    ).tasks[0];
     const failedNow = failed !== undefined && (failed.finishedAt ?? 0) >= startedAt;
     if (failedNow) {
       io.err('semaforo work: drained; some tasks failed (see `semaforo list --status failed`)\n');

@@ -2,8 +2,9 @@
  * The dispatcher: one per process that runs tasks. It never polls per task. It runs a "tick"
  * (one write transaction: write the finished attempts, claim what the limits allow) whenever
  * something may have changed: a task finished or was enqueued here (woken at once), another
- * process committed (noticed by polling `PRAGMA data_version`, which costs no disk read), or a
- * delayed task / rate window / Retry-After block comes due (a timer set to that time).
+ * process committed (the store's `watch`), or a delayed task / rate window / Retry-After block
+ * comes due (a timer set to that time). Each store call is awaited once per tick, renewal or reap
+ * (never once per task), and at most one of each is under way at a time.
  *
  * Finishes that land in the same event-loop turn share one transaction, and a task is reported
  * done (events, faces) only after that transaction committed.
@@ -18,10 +19,10 @@ import { systemMonotonic, type Clock, type MonotonicClock } from '../clock.ts';
 import { PermanentError, RetryAfterError, TaskCancelledError, TaskTimeoutError } from '../errors.ts';
 import type { HandlerRegistry } from '../handlers/registry.ts';
 import type { Logger } from '../logger.ts';
-import { DEFAULT_BACKOFF, type BackoffPolicy } from '../policy/backoff.ts';
 import { decideAfterFailure, type Failure } from '../policy/outcome.ts';
 import type { ClaimedTask, Finish, LeaseHolder, TaskStore, WorkerIdentity } from '../store/task-store.ts';
 import type { Task } from '../../../shared/domain.ts';
+import type { DispatchConfig } from '../engine/config.ts';
 import { DelayHolds } from './delay-holds.ts';
 import { LeaseWatch } from './lease-watch.ts';
 import { WriteFailures } from './write-failures.ts';
@@ -37,33 +38,15 @@ export interface DispatcherOptions {
   monotonic?: MonotonicClock;
   worker: WorkerIdentity;
   logger: Logger;
+  /** leases, batch sizes, backoff: resolved once by the engine (engine/config.ts) */
+  config: DispatchConfig;
   /** called after each commit with the ids whose state changed */
   onChange: (ids: number[]) => void;
-  /** called when another process changed the file */
+  /** called when another process changed the queue */
   onExternalChange: () => void;
   /** is this lease owner a process on this machine that is gone? */
   isOwnerDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean;
-  leaseMs?: number;
-  pollIntervalMs?: number;
-  reapIntervalMs?: number;
-  /** most tasks this process runs at once (the global and group limits apply on top) */
-  maxInFlight?: number;
-  /**
-   * Most tasks claimed in one transaction (default 128). Each commit of a tick that writes results
-   * waits for one fsync, so a bigger batch shares it among more tasks: a no-op drain ran 40k/s at
-   * 64 and 47k/s at 128 (test/bench); the write lock is then held ~2-3 ms per tick, well inside
-   * what the other processes and the main thread's frames tolerate.
-   */
-  claimBatch?: number;
-  /** how long an aborted handler may take to stop before its attempt is ended without it */
-  abortGraceMs?: number;
-  backoff?: BackoffPolicy;
-  random?: () => number;
-  /** claim only tasks reserved for this worker (a `semaforo run`) */
-  reservedOnly?: boolean;
-  /** the longest a backoff is held against a forward wall-clock step (default: the backoff cap) */
-  maxHoldMs?: number;
-  /** one line for a failed store call, naming the file and the condition (default `String(err)`) */
+  /** one line for a failed store call, naming the queue and the condition (default `String(err)`) */
   describeError?: (err: unknown) => string;
 }
 
@@ -92,12 +75,8 @@ interface Running {
 }
 
 export class Dispatcher {
-  private readonly o: Required<
-    Omit<DispatcherOptions, 'backoff' | 'random' | 'monotonic' | 'maxHoldMs' | 'describeError'>
-  > & {
-    backoff: BackoffPolicy;
-    random: () => number;
-  };
+  private readonly o: DispatcherOptions;
+  private readonly c: DispatchConfig;
   private readonly holds: DelayHolds;
   private readonly leases: LeaseWatch;
   private readonly writeFailures: WriteFailures;
@@ -107,40 +86,27 @@ export class Dispatcher {
   private readonly running = new Map<number, Running>();
   private finishes: Finish[] = [];
   private tickScheduled = false;
+  /** the tick under way, if any: a wake meanwhile runs one more after it */
+  private ticking: Promise<void> | null = null;
+  private tickAgain = false;
+  private renewing = false;
+  private reaping = false;
   private wakeTimer: ReturnType<typeof setTimeout> | null = null;
   private intervals: ReturnType<typeof setInterval>[] = [];
-  private lastDataVersion = 0;
+  private unwatch: (() => void) | null = null;
   private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
   private progress = new Map<number, number>();
   private progressTimer: ReturnType<typeof setTimeout> | null = null;
   private idleWaiters: (() => void)[] = [];
 
   constructor(options: DispatcherOptions) {
-    const leaseMs = options.leaseMs ?? 30_000;
-    this.o = {
-      ...options,
-      leaseMs,
-      pollIntervalMs: options.pollIntervalMs ?? 20,
-      reapIntervalMs: options.reapIntervalMs ?? 2000,
-      maxInFlight: options.maxInFlight ?? Number.POSITIVE_INFINITY,
-      claimBatch: options.claimBatch ?? 128,
-      abortGraceMs: options.abortGraceMs ?? 5000,
-      backoff: options.backoff ?? DEFAULT_BACKOFF,
-      random: options.random ?? Math.random,
-      reservedOnly: options.reservedOnly ?? false,
-    };
+    this.o = options;
+    this.c = options.config;
     const mono = options.monotonic ?? systemMonotonic;
-    this.holds = new DelayHolds(mono, options.maxHoldMs ?? this.o.backoff.capMs);
-    this.leases = new LeaseWatch(leaseMs, options.clock, mono);
+    this.holds = new DelayHolds(mono, this.c.maxHoldMs);
+    this.leases = new LeaseWatch(this.c.leaseMs, options.clock, mono);
     this.writeFailures = new WriteFailures(options.logger, mono);
     this.describeError = options.describeError ?? ((err) => String(err));
-    for (const [name, v] of Object.entries({
-      leaseMs,
-      claimBatch: this.o.claimBatch,
-      maxInFlight: this.o.maxInFlight,
-    })) {
-      if (!(v >= 1)) throw new RangeError(`${name} must be a number >= 1`);
-    }
   }
 
   get inFlight(): number {
@@ -154,11 +120,10 @@ export class Dispatcher {
   start(): void {
     if (this.state !== 'idle') return;
     this.state = 'running';
-    this.lastDataVersion = this.o.store.dataVersion();
-    this.every(this.o.pollIntervalMs, () => this.poll());
-    this.every(Math.max(50, Math.floor(this.o.leaseMs / 3)), () => this.renew());
-    this.every(this.o.reapIntervalMs, () => this.reap());
-    this.reap();
+    this.unwatch = this.o.store.watch(() => this.externalChange());
+    this.every(Math.max(50, Math.floor(this.c.leaseMs / 3)), () => this.renew());
+    this.every(this.c.reapIntervalMs, () => this.reap());
+    void this.guarded(() => this.reap());
     this.wake();
   }
 
@@ -166,7 +131,7 @@ export class Dispatcher {
   wake(): void {
     if (this.tickScheduled || this.state === 'stopped' || this.state === 'idle') return;
     this.tickScheduled = true;
-    setImmediate(() => this.tick());
+    setImmediate(() => void this.tick());
   }
 
   /** The user cancelled these tasks; abort the ones running here now rather than at the next poll. */
@@ -191,6 +156,8 @@ export class Dispatcher {
       return;
     }
     this.state = 'stopping';
+    this.unwatch?.();
+    this.unwatch = null;
     const deadline = new Promise<'deadline'>((r) => {
       // Node fires a timer longer than 2^31-1 ms (~24.8 days) after 1 ms: `work --grace 30d`
       // released every running task at once. Clamped as in wakeIn.
@@ -202,20 +169,21 @@ export class Dispatcher {
       for (const r of left) r.abort.abort(new ShutdownError());
       await Promise.race([
         Promise.all(left.map((r) => r.handlerDone)),
-        new Promise((r) => setTimeout(r, Math.min(this.o.abortGraceMs, 1000)).unref()),
+        new Promise((r) => setTimeout(r, Math.min(this.c.abortGraceMs, 1000)).unref()),
       ]);
       const ids = left.map((r) => r.claim.task.id);
       for (const r of left) this.dropRunning(r);
       try {
-        const released = this.o.store.releaseLeases(this.o.worker, ids, this.dueNow());
+        const released = await this.o.store.releaseLeases(this.o.worker, ids, this.dueNow());
         if (released.length) this.o.onChange(released);
       } catch (err) {
         this.o.logger.error(`could not release leases (they will expire): ${this.describeError(err)}`);
       }
     }
-    // Write whatever finished meanwhile.
-    if (this.finishes.length) this.tick();
-    this.flushProgress();
+    // Write whatever finished meanwhile (after the tick under way, if any).
+    await this.ticking;
+    if (this.finishes.length) await this.tick();
+    await this.flushProgress();
     this.state = 'stopped';
     for (const t of this.intervals) clearInterval(t);
     this.intervals = [];
@@ -223,42 +191,43 @@ export class Dispatcher {
     if (this.progressTimer) clearTimeout(this.progressTimer);
   }
 
-  private every(ms: number, fn: () => void): void {
-    const t = setInterval(() => {
-      try {
-        fn();
-      } catch (err) {
-        // Renewals and reaps fail for the same reasons as ticks (disk full, read-only): one episode.
-        this.writeFailures.failed(this.describeError(err), this.finishes.length);
-      }
-    }, ms);
+  private every(ms: number, fn: () => Promise<void>): void {
+    const t = setInterval(() => void this.guarded(fn), ms);
     t.unref();
     this.intervals.push(t);
   }
 
-  private poll(): void {
-    const v = this.o.store.dataVersion();
-    if (v === this.lastDataVersion) return;
-    this.lastDataVersion = v;
+  /** Renewals and reaps fail for the same reasons as ticks (disk full, read-only): one episode. */
+  private async guarded(fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.writeFailures.failed(this.describeError(err), this.finishes.length);
+    }
+  }
+
+  private externalChange(): void {
+    if (this.state !== 'running' && this.state !== 'stopping') return;
     this.o.onExternalChange();
     // Another process may have cancelled one of ours, or taken one of ours after a stall.
-    if (this.running.size > 0) this.renew();
+    if (this.running.size > 0) void this.guarded(() => this.renew());
     this.wake();
   }
 
-  private renew(): void {
-    if (this.running.size === 0) return;
+  private async renew(): Promise<void> {
+    if (this.running.size === 0 || this.renewing) return;
     const ids = [...this.running.values()].filter((r) => !r.settled).map((r) => r.claim.task.id);
     if (ids.length === 0) return;
-    const { lost, cancelRequested } = this.o.store.renewLeases(
-      this.o.worker,
-      ids,
-      this.o.clock.now(),
-      this.o.leaseMs,
-    );
+    this.renewing = true;
+    let out;
+    try {
+      out = await this.o.store.renewLeases(this.o.worker, ids, this.o.clock.now(), this.c.leaseMs);
+    } finally {
+      this.renewing = false;
+    }
     this.writeFailures.succeeded();
-    for (const id of lost) this.abort(id, new LeaseLostError());
-    for (const id of cancelRequested) this.abort(id, new TaskCancelledError());
+    for (const id of out.lost) this.abort(id, new LeaseLostError());
+    for (const id of out.cancelRequested) this.abort(id, new TaskCancelledError());
   }
 
   /** The time this dispatcher claims and stamps with: the wall clock, held back by DelayHolds. */
@@ -277,10 +246,17 @@ export class Dispatcher {
     return now;
   }
 
-  private reap(): void {
-    this.leases.beginRound();
-    const reclaimed = this.o.store.reclaimLost(this.dueNow(), (owner) => this.isLost(owner));
-    this.leases.endRound();
+  private async reap(): Promise<void> {
+    if (this.reaping) return;
+    this.reaping = true;
+    let reclaimed: number[];
+    try {
+      this.leases.beginRound();
+      reclaimed = await this.o.store.reclaimLost(this.dueNow(), (owner) => this.isLost(owner));
+      this.leases.endRound();
+    } finally {
+      this.reaping = false;
+    }
     if (reclaimed.length > 0) {
       this.o.logger.warn(
         `returned ${reclaimed.length} task(s) whose worker stopped renewing: ${reclaimed.join(', ')}`,
@@ -298,8 +274,25 @@ export class Dispatcher {
     return typeof lease === 'number' && this.leases.stalled(owner.id, lease);
   }
 
-  private tick(): void {
+  /** One tick at a time: a tick asked for while one is under way runs right after it. */
+  private tick(): Promise<void> {
     this.tickScheduled = false;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return this.ticking;
+    }
+    const t = this.tickOnce().finally(() => {
+      this.ticking = null;
+      if (this.tickAgain) {
+        this.tickAgain = false;
+        this.wake();
+      }
+    });
+    this.ticking = t;
+    return t;
+  }
+
+  private async tickOnce(): Promise<void> {
     if (this.state === 'stopped') return;
     const finishes = this.finishes;
     this.finishes = [];
@@ -309,18 +302,18 @@ export class Dispatcher {
     const settling = finishes.filter((f) => this.running.get(f.taskId)?.settled === true).length;
     const claimMax =
       this.state === 'running'
-        ? Math.min(this.o.claimBatch, this.o.maxInFlight - (this.running.size - settling))
+        ? Math.min(this.c.claimBatch, this.c.maxInFlight - (this.running.size - settling))
         : 0;
     if (finishes.length === 0 && claimMax <= 0) return;
     let out;
     try {
-      out = this.o.store.tick({
+      out = await this.o.store.tick({
         now: () => this.dueNow(),
         worker: this.o.worker,
-        leaseMs: this.o.leaseMs,
+        leaseMs: this.c.leaseMs,
         finishes,
         claimMax,
-        reservedOnly: this.o.reservedOnly,
+        reservedOnly: this.c.reservedOnly,
       });
     } catch (err) {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
@@ -423,7 +416,7 @@ export class Dispatcher {
     if (!entry || entry.settled || entry.abort.aborted) return;
     entry.abort.abort(reason);
     // A handler that ignores its signal must not hold the slot forever.
-    const grace = setTimeout(() => this.settle(entry, reason), this.o.abortGraceMs);
+    const grace = setTimeout(() => this.settle(entry, reason), this.c.abortGraceMs);
     grace.unref();
     entry.timers.push(grace);
   }
@@ -455,7 +448,7 @@ export class Dispatcher {
                 retryAfterMs: err instanceof RetryAfterError ? err.ms : null,
               };
       const now = this.o.clock.now();
-      const decision = decideAfterFailure(task, failure, now, this.o.backoff, this.o.random);
+      const decision = decideAfterFailure(task, failure, now, this.c.backoff, this.c.random);
       if (decision.runAt !== undefined) this.holds.add(task.id, decision.runAt, decision.runAt - now);
       const message = reason instanceof Error && failure.type !== 'error' ? reason.message : describe(err);
       this.finishes.push({ ...base, ...decision, error: truncateHead(message, BOUNDS.errorChars) });
@@ -476,17 +469,17 @@ export class Dispatcher {
     if (this.progressTimer) return;
     this.progressTimer = setTimeout(() => {
       this.progressTimer = null;
-      this.flushProgress();
+      void this.flushProgress();
     }, 250);
     this.progressTimer.unref();
   }
 
-  private flushProgress(): void {
+  private async flushProgress(): Promise<void> {
     if (this.progress.size === 0) return;
     const updates = this.progress;
     this.progress = new Map();
     try {
-      this.o.store.setProgress(updates, this.o.worker);
+      await this.o.store.setProgress(updates, this.o.worker);
       this.o.onChange([...updates.keys()]);
     } catch (err) {
       this.o.logger.warn(`progress not saved: ${String(err)}`);

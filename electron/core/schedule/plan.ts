@@ -4,7 +4,7 @@
  * ran, or skipped because the previous run is still going).
  */
 import { MAX_CATCH_UP, type MissedPolicy, type OverlapPolicy } from '../../../shared/domain.ts';
-import { duesBetween, nextDue, type Recurrence } from '../../../shared/schedule-times.ts';
+import { duesBetween, nextDue, nextDues, type Recurrence } from '../../../shared/schedule-times.ts';
 
 /** A due time this close behind the clock is on time, not missed (covers a late timer or a busy lock). */
 export const ON_TIME_MS = 60_000;
@@ -15,6 +15,24 @@ export function recurrenceOf(
   anchor: number,
 ): Recurrence {
   return s.cron !== null ? { cron: s.cron, timezone: s.timezone } : { everyMs: s.everyMs ?? 60_000, anchor };
+}
+
+/**
+ * A recurrence counted from `now` and its first due time after it. Due times count from now: a
+ * new, edited or resumed schedule never "catches up" on its past, and a paused one shows what it
+ * would do if resumed now.
+ */
+export function firstDue(
+  s: { cron: string | null; timezone: string | null; everyMs: number | null },
+  now: number,
+): { recurrence: Recurrence; first: number | null } {
+  const recurrence = recurrenceOf(s, now + (s.everyMs ?? 0));
+  return { recurrence, first: nextDue(recurrence, now) };
+}
+
+/** `count` due times starting with `first` (none when there is no first). */
+export function dueTimes(r: Recurrence, first: number | null, count: number): number[] {
+  return first === null ? [] : [first, ...nextDues(r, first, count - 1)];
 }
 
 export interface DueSchedule {

@@ -15,15 +15,15 @@ export interface SchedulerOptions {
   logger: Logger;
   /** tasks were enqueued */
   onEnqueued: (taskIds: number[]) => void;
-  /** the longest wait between checks; edits from other processes show up within it (default 1 s) */
-  intervalMs?: number;
+  /** the longest wait between checks; edits from other processes show up within it */
+  intervalMs: number;
   /** one line for a failed store call, naming the file and the condition (default `String(err)`) */
   describeError?: (err: unknown) => string;
 }
 
 /** One check: fires everything due at `now`. Exposed for tests with a fake clock. */
-export function fireDueSchedules(store: ScheduleStore, now: number): number[] {
-  return store.fireDue(now, (s, active) => planFires(s, now, active)).taskIds;
+export async function fireDueSchedules(store: ScheduleStore, now: number): Promise<number[]> {
+  return (await store.fireDue(now, (s, active) => planFires(s, now, active))).taskIds;
 }
 
 export class Scheduler {
@@ -56,19 +56,20 @@ export class Scheduler {
 
   private schedule(ms: number): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.check(), ms);
+    this.timer = setTimeout(() => void this.check(), ms);
     this.timer.unref();
   }
 
-  private check(): void {
+  private async check(): Promise<void> {
     if (!this.running) return;
-    const every = this.o.intervalMs ?? 1000;
+    this.timer = null;
+    const every = this.o.intervalMs;
     let wait = every;
     try {
       const now = this.o.clock.now();
-      const ids = fireDueSchedules(this.o.store, now);
+      const ids = await fireDueSchedules(this.o.store, now);
       if (ids.length) this.o.onEnqueued(ids);
-      const next = this.o.store.nextDue();
+      const next = await this.o.store.nextDue();
       if (next) wait = Math.max(0, Math.min(every, next.dueAt - now));
       this.lastError = '';
     } catch (err) {
@@ -77,6 +78,7 @@ export class Scheduler {
       if (msg !== this.lastError) this.o.logger.warn(`scheduler: ${msg}`);
       this.lastError = msg;
     }
-    this.schedule(wait);
+    // Stopped meanwhile, or woken (a timer is set again): nothing more to do here.
+    if (this.running && this.timer === null) this.schedule(wait);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The storage contract for schedules, next to the TaskStore one. Firing is one transaction that
  * reads the due schedules, enqueues their tasks and advances their next due time, so two
- * processes sharing the file can never both enqueue the same due time.
+ * processes sharing the queue can never both enqueue the same due time. Asynchronous like
+ * TaskStore, whose `schedules` it is.
  */
 import type { Schedule } from '../../../shared/domain.ts';
 import type { FirePlan, DueSchedule } from '../schedule/plan.ts';
@@ -22,19 +23,19 @@ export interface FireResult {
 }
 
 export interface ScheduleStore {
-  create(s: NewSchedule, now: number): StoredSchedule;
-  replace(name: string, s: NewSchedule, now: number): StoredSchedule;
-  get(name: string): StoredSchedule | null;
-  list(): StoredSchedule[];
-  setEnabled(name: string, enabled: boolean, nextDueAt: number | null, now: number): StoredSchedule;
-  remove(name: string): boolean;
+  create(s: NewSchedule, now: number): Promise<StoredSchedule>;
+  replace(name: string, s: NewSchedule, now: number): Promise<StoredSchedule>;
+  get(name: string): Promise<StoredSchedule | null>;
+  list(): Promise<StoredSchedule[]>;
+  setEnabled(name: string, enabled: boolean, nextDueAt: number | null, now: number): Promise<StoredSchedule>;
+  remove(name: string): Promise<boolean>;
   /** Enqueues one run now, outside the due times (the overlap policy does not apply). */
-  runNow(name: string, now: number): { taskId: number; created: boolean };
+  runNow(name: string, now: number): Promise<{ taskId: number; created: boolean }>;
   /** Fires every enabled schedule due at `now`, deciding each with `plan`. */
   fireDue(
     now: number,
     plan: (s: DueSchedule & { id: number }, previousRunActive: boolean) => FirePlan,
-  ): FireResult;
+  ): Promise<FireResult>;
   /** The enabled schedule due soonest. */
-  nextDue(): { name: string; dueAt: number } | null;
+  nextDue(): Promise<{ name: string; dueAt: number } | null>;
 }

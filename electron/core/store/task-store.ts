@@ -1,9 +1,13 @@
 /**
- * The storage contract the engine owns. The dispatcher and the engine talk only to this
- * interface; SQLite (better-sqlite3) is one implementation, and a second backend (PostgreSQL)
- * can implement it without touching the dispatcher.
+ * The storage contract the engine owns (docs/ARCHITECTURE.md, "The store contract"). The engine
+ * and the dispatcher talk only to this interface, and get an implementation only from
+ * `openStore` (open-store.ts). SQLite is one backend; a second one (PostgreSQL) implements the same
+ * methods and passes the same conformance suite (test/conformance/).
  *
- * Every method that changes state is one transaction in the implementation.
+ * Every method is asynchronous, so a backend over the network fits; every method that changes
+ * state is one transaction. The caller batches (one `tick` per turn of the dispatcher, not one call
+ * per task), so the cost of a call is paid per batch. Errors leave as StorageError or
+ * SchemaTooNewError (electron/core/errors.ts), naming `location`.
  */
 import type {
   EnqueueResult,
@@ -118,46 +122,64 @@ export interface RenewResult {
 }
 
 export interface TaskStore {
-  /** The schedules kept in the same file (their firing enqueues in the same transaction). */
+  /**
+   * The queue's location as shown to people: a file path, or a server URL without its password.
+   * Storage errors name it.
+   */
+  readonly location: string;
+  /** The schedules kept in the same queue (their firing enqueues in the same transaction). */
   readonly schedules: ScheduleStore;
-  enqueue(tasks: readonly NewTask[], now: number): EnqueueResult[];
+  enqueue(tasks: readonly NewTask[], now: number): Promise<EnqueueResult[]>;
   /** The dispatcher's hot path: write finishes, then claim, in one transaction. */
-  tick(input: TickInput): TickOutput;
+  tick(input: TickInput): Promise<TickOutput>;
   renewLeases(
     worker: WorkerIdentity,
     runningIds: readonly number[],
     now: number,
     leaseMs: number,
-  ): RenewResult;
+  ): Promise<RenewResult>;
   /**
    * Return to the queue the running tasks of every owner that `isLost` (its process is gone, or
    * its lease stalled as the caller judges it), and cancel the waiting reservations of gone `run`
    * processes; returns their ids. `now` only stamps what is written.
    */
-  reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): number[];
+  reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): Promise<number[]>;
   /** On shutdown: give back this worker's leases without counting the attempt. */
-  releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[];
-  setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void;
+  releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): Promise<number[]>;
+  setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): Promise<void>;
 
-  retry(ids: readonly number[], now: number): number[];
-  retryFailed(filter: RetryFilter, now: number): number[];
-  cancel(ids: readonly number[], now: number): { cancelled: number[]; requested: number[] };
-  remove(ids: readonly number[]): number[];
-  setPriority(id: number, priority: number, now: number): Task;
-  updateGroup(name: string, update: GroupUpdate): GroupInfo;
-  updateSettings(update: SettingsUpdate): QueueSettings;
-  purgeFinished(before: number): number;
+  retry(ids: readonly number[], now: number): Promise<number[]>;
+  retryFailed(filter: RetryFilter, now: number): Promise<number[]>;
+  cancel(ids: readonly number[], now: number): Promise<{ cancelled: number[]; requested: number[] }>;
+  remove(ids: readonly number[]): Promise<number[]>;
+  setPriority(id: number, priority: number, now: number): Promise<Task>;
+  updateGroup(name: string, update: GroupUpdate): Promise<GroupInfo>;
+  updateSettings(update: SettingsUpdate): Promise<QueueSettings>;
+  purgeFinished(before: number): Promise<number>;
 
-  getTask(id: number): TaskWithHistory | null;
-  listTasks(query: ListQuery): TaskPage;
-  stats(now: number, recentFailures: number): Stats;
+  getTask(id: number): Promise<TaskWithHistory | null>;
+  listTasks(query: ListQuery): Promise<TaskPage>;
+  stats(now: number, recentFailures: number): Promise<Stats>;
   /** Tasks that failed for good after the (finishedAt, id) cursor, oldest first. */
-  failedSince(after: { at: number; id: number }, limit: number): Task[];
-  settings(): QueueSettings;
-  metrics(now: number, windowMs: number): Metrics;
-  /** Changes whenever another connection commits; cheap enough to poll every few ms. */
-  dataVersion(): number;
-  close(): void;
+  failedSince(after: { at: number; id: number }, limit: number): Promise<Task[]>;
+  settings(): Promise<QueueSettings>;
+  metrics(now: number, windowMs: number): Promise<Metrics>;
+  /**
+   * Calls `listener` (coalesced) after another connection or process committed a change, so a
+   * dispatcher or a read-only face learns of it without asking. Returns an unsubscribe.
+   */
+  watch(listener: () => void): () => void;
+  /**
+   * Optional: throws a StorageError naming the location and the reason unless this process can
+   * write the queue (a backend that cannot tell omits it).
+   */
+  checkWritable?(): void;
+  /**
+   * Optional: the local file this store writes, when it is one and can be lost under it (deleted
+   * or replaced); the engine's file guard watches it. Absent for servers and in-memory copies.
+   */
+  readonly file?: string;
+  close(): Promise<void>;
 }
 
 export type { JsonValue };

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { createEngine, type Engine, type EngineOptions } from '../../../electron/core/engine.ts';
+import { parseTaskSpec } from '../../../shared/task-spec-quick.ts';
 import { NOOP_SPEC } from '../fixtures.ts';
 import { median, wallMs } from '../stats.ts';
 import { benchDir } from '../tmp.ts';
@@ -29,18 +30,18 @@ const freshFile = () => path.join(benchDir(), 'queue.db');
 
 /** Resolves when `done` tasks are done, checking the counters (an O(groups) read) every `everyMs`. */
 async function untilDone(engine: Engine, done: number, everyMs = 5): Promise<void> {
-  while (engine.stats(0).counts.done < done) await sleep(everyMs);
+  while ((await engine.stats(0)).counts.done < done) await sleep(everyMs);
 }
 
 /** `warmup` calls first, untimed (default 100: the first calls of a cold process). */
-export function enqueueSingle(a: { n: number; warmup?: number }) {
-  const engine = open(freshFile());
-  for (let i = 0; i < (a.warmup ?? 100); i++) engine.enqueue(NOOP_SPEC);
+export async function enqueueSingle(a: { n: number; warmup?: number }) {
+  const engine = await open(freshFile());
+  for (let i = 0; i < (a.warmup ?? 100); i++) await engine.enqueue(parseTaskSpec(NOOP_SPEC));
   settleHeap();
   const t = performance.now();
-  for (let i = 0; i < a.n; i++) engine.enqueue(NOOP_SPEC);
+  for (let i = 0; i < a.n; i++) await engine.enqueue(parseTaskSpec(NOOP_SPEC));
   const ms = performance.now() - t;
-  const moveMs = moveIn(engine);
+  const moveMs = await moveIn(engine);
   void engine.close();
   return { rate: rate(a.n, ms), ms, withMove: rate(a.n, ms + moveMs) };
 }
@@ -49,21 +50,21 @@ export function enqueueSingle(a: { n: number; warmup?: number }) {
  * An enqueue leaves its tasks in the inbox; the next write transaction of any process moves
  * them into tasks (inbox.ts). A read does that too: its time is what the move costs.
  */
-function moveIn(engine: Engine): number {
+async function moveIn(engine: Engine): Promise<number> {
   const t = performance.now();
-  engine.stats(0);
+  await engine.stats(0);
   return performance.now() - t;
 }
 
-export function enqueueBatch(a: { n: number; batch: number }) {
-  const engine = open(freshFile());
+export async function enqueueBatch(a: { n: number; batch: number }) {
+  const engine = await open(freshFile());
   const batch = Array.from({ length: a.batch }, () => NOOP_SPEC);
-  engine.enqueueMany(batch);
+  await engine.enqueueMany(batch.map((x) => parseTaskSpec(x)));
   settleHeap();
   const t = performance.now();
-  for (let i = 0; i < a.n; i += a.batch) engine.enqueueMany(batch);
+  for (let i = 0; i < a.n; i += a.batch) await engine.enqueueMany(batch.map((x) => parseTaskSpec(x)));
   const ms = performance.now() - t;
-  const moveMs = moveIn(engine);
+  const moveMs = await moveIn(engine);
   void engine.close();
   return { rate: rate(a.n, ms), ms, withMove: rate(a.n, ms + moveMs) };
 }
@@ -73,8 +74,8 @@ export function enqueueBatch(a: { n: number; batch: number }) {
  * `durability: 'normal'` is plainjob's setting (no fsync per commit), for comparison only.
  */
 export async function drain(a: { file: string; n: number; durability?: 'normal' }) {
-  const engine = open(a.file, a.durability ? { sqlite: { durability: a.durability } } : {});
-  const target = engine.stats(0).counts.done + a.n;
+  const engine = await open(a.file, a.durability ? { sqlite: { durability: a.durability } } : {});
+  const target = (await engine.stats(0)).counts.done + a.n;
   settleHeap();
   const t = performance.now();
   engine.start();
@@ -85,7 +86,7 @@ export async function drain(a: { file: string; n: number; durability?: 'normal' 
 }
 
 export async function latencyLocal(a: { samples: number }) {
-  const engine = open(freshFile());
+  const engine = await open(freshFile());
   let started: ((at: number) => void) | null = null;
   setProbeHook({ start: (at) => started?.(at) });
   engine.start();
@@ -94,7 +95,7 @@ export async function latencyLocal(a: { samples: number }) {
     await sampleGap();
     const begun = new Promise<number>((r) => (started = r));
     const t0 = wallMs();
-    engine.enqueue({ kind: PROBE_KIND, payload: {} });
+    await engine.enqueue(parseTaskSpec({ kind: PROBE_KIND, payload: {} }));
     const at = await begun;
     if (i >= LATENCY_WARMUP) out.push(at - t0);
     await engine.whenIdle();
@@ -106,7 +107,7 @@ export async function latencyLocal(a: { samples: number }) {
 /** The worker here, the enqueue in another process opening the same file. */
 export async function latencyRemote(a: { samples: number }) {
   const file = freshFile();
-  const engine = open(file);
+  const engine = await open(file);
   let started: ((lat: number) => void) | null = null;
   setProbeHook({ start: (at, p) => started?.(at - p.t0!) });
   engine.start();
@@ -125,10 +126,10 @@ export async function latencyRemote(a: { samples: number }) {
   return latencySummary(out);
 }
 
-export function enqueuer(a: { file: string }) {
-  const engine = open(a.file);
+export async function enqueuer(a: { file: string }) {
+  const engine = await open(a.file);
   serveEnqueuer(
-    () => void engine.enqueue({ kind: PROBE_KIND, payload: { t0: wallMs() } }),
+    () => void engine.enqueue(parseTaskSpec({ kind: PROBE_KIND, payload: { t0: wallMs() } })),
     () => engine.close(),
   );
 }
@@ -138,7 +139,7 @@ export function enqueuer(a: { file: string }) {
  * share the file) and writes each start and end it saw to `out`, for the overlap check.
  */
 export async function limitsWorker(a: { file: string; total: number; out: string }) {
-  const engine = open(a.file);
+  const engine = await open(a.file);
   const runs: [number, string, number, number][] = [];
   setProbeHook({ end: (end, start, task) => runs.push([task.id, task.group, start, end]) });
   const startedAt = wallMs();
@@ -167,8 +168,8 @@ function eld(h: IntervalHistogram) {
  * The same process idle for a second first gives the machine's baseline.
  */
 export async function eventLoopDelay(a: { file: string; n: number; dashboard: boolean }) {
-  const engine = open(a.file);
-  const target = engine.stats(0).counts.done + a.n;
+  const engine = await open(a.file);
+  const target = (await engine.stats(0)).counts.done + a.n;
   const idle = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
   idle.enable();
   await sleep(1000);
@@ -181,10 +182,10 @@ export async function eventLoopDelay(a: { file: string; n: number; dashboard: bo
   const t = performance.now();
   engine.start();
   if (a.dashboard) {
-    timer = setInterval(() => {
+    timer = setInterval(async () => {
       const q = performance.now();
-      engine.stats(5);
-      engine.listTasks({ limit: 100 });
+      await engine.stats(5);
+      await engine.listTasks({ limit: 100 });
       queryMs.push(performance.now() - q);
     }, 200);
   }
@@ -209,14 +210,14 @@ export async function eventLoopDelay(a: { file: string; n: number; dashboard: bo
 }
 
 /** Median time of each dashboard query against the file as it is (no dispatching). */
-export function queries(a: { file: string; runs: number }) {
-  const engine = open(a.file);
-  const someId = engine.listTasks({ limit: 1, offset: 1000 }).tasks[0]!.id;
+export async function queries(a: { file: string; runs: number }) {
+  const engine = await open(a.file);
+  const someId = (await engine.listTasks({ limit: 1, offset: 1000 })).tasks[0]!.id;
   const cases: Record<string, () => unknown> = {
     listFirstPage: () => engine.listTasks({ limit: 100 }),
-    listDoneByFinished: () => engine.listTasks({ status: 'done', sort: 'finishedAt', limit: 100 }),
-    listPending: () => engine.listTasks({ status: 'pending', limit: 100 }),
-    listFailedInGroup: () => engine.listTasks({ status: 'failed', group: 'default', limit: 100 }),
+    listDoneByFinished: () => engine.listTasks({ status: ['done'], sort: 'finishedAt', limit: 100 }),
+    listPending: () => engine.listTasks({ status: ['pending'], limit: 100 }),
+    listFailedInGroup: () => engine.listTasks({ status: ['failed'], group: 'default', limit: 100 }),
     listSearch: () => engine.listTasks({ search: 'report 42', limit: 100 }),
     listDeepPage: () => engine.listTasks({ limit: 100, offset: 50_000 }),
     stats: () => engine.stats(5),

@@ -8,7 +8,8 @@ import {
   type TaskTemplate,
 } from '../../../../shared/domain.ts';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
-import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../schedule-store.ts';
+import type { FireResult, NewSchedule, StoredSchedule } from '../schedule-store.ts';
+import type { SyncScheduleStore } from './sync-store.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
 import type { Commits } from './commits.ts';
 import { recurrenceOf, type DueSchedule, type FirePlan } from '../../schedule/plan.ts';
@@ -98,7 +99,7 @@ type ScheduleArgs = [
 const SELECT = `SELECT s.*, t.status AS last_task_status FROM schedules s
   LEFT JOIN tasks t ON t.id = s.last_task_id`;
 
-export class SqliteScheduleStore implements ScheduleStore {
+export class SqliteScheduleStore implements SyncScheduleStore {
   private readonly st;
   private readonly db: Database;
   private readonly commits: Commits;

@@ -19,7 +19,6 @@ import type {
   Finish,
   NewTask,
   RenewResult,
-  TaskStore,
   TickInput,
   TickOutput,
   LeaseHolder,
@@ -28,6 +27,7 @@ import type {
 import { ClaimStatements, claimReady } from './claim.ts';
 import { openDatabase, type OpenOptions } from './open.ts';
 import { SqliteScheduleStore } from './schedule-store.ts';
+import type { SyncTaskStore } from './sync-store.ts';
 import { Commits } from './commits.ts';
 import { TaskInserter } from './insert-tasks.ts';
 import { Inbox } from './inbox.ts';
@@ -98,7 +98,7 @@ function toGroupInfo(g: GroupRow, now: number, rateUsed: number): GroupInfo {
 const MOVE_RETRY_MS = 1000;
 
 /** The SQLite implementation of the engine's TaskStore: one file, shared by every process. */
-export class SqliteTaskStore implements TaskStore {
+export class SqliteTaskStore implements SyncTaskStore {
   readonly db: Database.Database;
   private readonly claimSql: ClaimStatements;
   private readonly st: ReturnType<typeof prepare>;

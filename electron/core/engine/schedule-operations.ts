@@ -1,0 +1,127 @@
+/**
+ * The engine's schedule operations. Specs arrive parsed by the face; the task template's payload
+ * is checked here by its kind's own schema, and every due time is counted from now (plan.ts).
+ */
+import type { EnqueueResult, JsonValue, Schedule } from '../../../shared/domain.ts';
+import { NotFoundError } from '../../../shared/errors.ts';
+import { LIMITS, type ParsedScheduleSpec, type recurrenceSchema } from '../../../shared/schemas.ts';
+import type { z } from 'zod';
+import { dueTimes, firstDue, recurrenceOf } from '../schedule/plan.ts';
+import { fireDueSchedules } from '../schedule/scheduler.ts';
+import type { NewSchedule, StoredSchedule } from '../store/schedule-store.ts';
+import type { EngineCore } from './core.ts';
+
+/** How many due times a schedule shows ahead. */
+const UPCOMING = 5;
+
+export type RecurrenceQuery = z.output<typeof recurrenceSchema>;
+
+export interface ScheduleOperations {
+  listSchedules(): Promise<Schedule[]>;
+  /** Rejects with a NotFoundError when there is no such schedule (as do the ones below). */
+  getSchedule(name: string): Promise<Schedule>;
+  createSchedule(spec: ParsedScheduleSpec): Promise<Schedule>;
+  /** Replaces the whole schedule; `spec.name` may rename it. */
+  updateSchedule(name: string, spec: ParsedScheduleSpec): Promise<Schedule>;
+  pauseSchedule(name: string): Promise<Schedule>;
+  resumeSchedule(name: string): Promise<Schedule>;
+  removeSchedule(name: string): Promise<void>;
+  /** Enqueues one run of the schedule's task now, whatever its due times. */
+  runScheduleNow(name: string): Promise<EnqueueResult>;
+  /** The next due times of a recurrence (cron+timezone or everyMs) from now. */
+  previewSchedule(recurrence: RecurrenceQuery): { times: number[]; timezone: string | null };
+  /** Fires the schedules due now (the scheduler does this by itself while dispatching). */
+  fireSchedules(): Promise<number[]>;
+  /** The enabled schedule due soonest, for the tray. */
+  nextSchedule(): Promise<{ name: string; at: number } | null>;
+}
+
+export function createScheduleOperations(core: EngineCore): ScheduleOperations {
+  const { store, clock, registry } = core;
+  const schedules = store.schedules;
+
+  const withUpcoming = (s: StoredSchedule): Schedule => {
+    const now = clock.now();
+    // An interval keeps its grid through the stored due time; a paused schedule shows what it
+    // would do if resumed now.
+    const due = s.enabled
+      ? { recurrence: recurrenceOf(s, s.nextDueAt ?? now + (s.everyMs ?? 0)), first: s.nextDueAt }
+      : firstDue(s, now);
+    return { ...s, upcoming: dueTimes(due.recurrence, due.first, UPCOMING) };
+  };
+
+  /** The spec as stored: defaults filled in, the payload checked by its kind, the first due time. */
+  const toNewSchedule = (s: ParsedScheduleSpec, prefix = ''): NewSchedule => {
+    const t = s.task;
+    const payload = registry.parsePayload(t.kind, t.payload, prefix ? `${prefix}.task` : 'task');
+    const enabled = s.enabled ?? true;
+    const recurrence = { cron: s.cron ?? null, timezone: s.timezone ?? null, everyMs: s.everyMs ?? null };
+    return {
+      name: s.name,
+      ...recurrence,
+      task: {
+        kind: t.kind,
+        name: t.name ?? null,
+        group: t.group ?? 'default',
+        priority: t.priority ?? LIMITS.priority.default,
+        maxAttempts: t.maxAttempts ?? LIMITS.maxAttempts.default,
+        timeout: t.timeout ?? null,
+        payload: (payload ?? {}) as JsonValue,
+      },
+      missed: s.missed ?? 'skip',
+      overlap: s.overlap ?? 'allow',
+      enabled,
+      nextDueAt: enabled ? firstDue(recurrence, clock.now()).first : null,
+    };
+  };
+
+  const changed = (s: StoredSchedule): Schedule => {
+    core.schedulesChanged();
+    return withUpcoming(s);
+  };
+  const missing = (name: string) => new NotFoundError(`schedule "${name}" does not exist`);
+
+  const ops: ScheduleOperations = {
+    listSchedules: async () => (await schedules.list()).map(withUpcoming),
+    async getSchedule(name) {
+      const s = await schedules.get(name);
+      if (!s) throw missing(name);
+      return withUpcoming(s);
+    },
+    createSchedule: async (spec) => changed(await schedules.create(toNewSchedule(spec), clock.now())),
+    updateSchedule: async (name, spec) =>
+      changed(await schedules.replace(name, toNewSchedule(spec, 'schedule'), clock.now())),
+    pauseSchedule: async (name) => changed(await schedules.setEnabled(name, false, null, clock.now())),
+    async resumeSchedule(name) {
+      const old = await ops.getSchedule(name);
+      const now = clock.now();
+      // Resuming starts from now: runs that fell in the pause are not missed runs.
+      return changed(await schedules.setEnabled(name, true, firstDue(old, now).first, now));
+    },
+    async removeSchedule(name) {
+      if (!(await schedules.remove(name))) throw missing(name);
+      core.schedulesChanged();
+    },
+    async runScheduleNow(name) {
+      const { taskId, created } = await schedules.runNow(name, clock.now());
+      core.tasksChanged([taskId]);
+      return { task: (await store.getTask(taskId))!, created };
+    },
+    previewSchedule(r) {
+      const rec = { cron: r.cron ?? null, timezone: r.timezone ?? null, everyMs: r.everyMs ?? null };
+      const due = firstDue(rec, clock.now());
+      const times = dueTimes(due.recurrence, due.first, r.count ?? UPCOMING);
+      return { times, timezone: r.cron !== undefined ? (r.timezone ?? null) : null };
+    },
+    async fireSchedules() {
+      const out = await fireDueSchedules(schedules, clock.now());
+      core.tasksChanged(out);
+      return out;
+    },
+    async nextSchedule() {
+      const n = await schedules.nextDue();
+      return n ? { name: n.name, at: n.dueAt } : null;
+    },
+  };
+  return ops;
+}

@@ -1,0 +1,146 @@
+/**
+ * The engine's task operations: enqueue, read, and the operator's actions. Inputs arrive parsed by
+ * the face (shared/schemas.ts); only what needs the engine is checked here (the payload, by its
+ * kind's own schema) and the defaults a stored task needs are filled in.
+ */
+import type {
+  EnqueueResult,
+  GroupInfo,
+  Metrics,
+  QueueSettings,
+  Stats,
+  Task,
+  TaskPage,
+  TaskWithHistory,
+} from '../../../shared/domain.ts';
+import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
+import {
+  LIMITS,
+  type GroupUpdate,
+  type ListQuery,
+  type ParsedTaskSpec,
+  type RetryFilter,
+  type SettingsUpdate,
+} from '../../../shared/schemas.ts';
+import type { NewTask } from '../store/task-store.ts';
+import type { EngineCore } from './core.ts';
+
+const DAY = 24 * 3600_000;
+
+export interface TaskOperations {
+  enqueue(spec: ParsedTaskSpec): Promise<EnqueueResult>;
+  /** At most LIMITS.batch specs; one whose payload is invalid writes nothing. */
+  enqueueMany(specs: readonly ParsedTaskSpec[]): Promise<EnqueueResult[]>;
+  /** Rejects with a NotFoundError when there is no such task. */
+  getTask(id: number): Promise<TaskWithHistory>;
+  listTasks(query?: ListQuery): Promise<TaskPage>;
+  /** `recentFailures` is clamped to 0..100. */
+  stats(recentFailures?: number): Promise<Stats>;
+  metrics(windowMs?: number): Promise<Metrics>;
+  /** Tasks that failed for good after a (finishedAt, id) cursor, oldest first (for notifiers). */
+  failedSince(after: { at: number; id: number }, limit?: number): Promise<Task[]>;
+  retry(ids: readonly number[]): Promise<number[]>;
+  retryFailed(filter?: RetryFilter): Promise<number[]>;
+  cancel(ids: readonly number[]): Promise<{ cancelled: number[]; requested: number[] }>;
+  remove(ids: readonly number[]): Promise<number[]>;
+  setPriority(id: number, priority: number): Promise<Task>;
+  updateGroup(name: string, update: GroupUpdate): Promise<GroupInfo>;
+  updateSettings(update: SettingsUpdate): Promise<QueueSettings>;
+  pause(group?: string): Promise<void>;
+  resume(group?: string): Promise<void>;
+  /** Deletes finished tasks that ended more than `olderThanMs` ago (default: the retention setting). */
+  purge(olderThanMs?: number): Promise<number>;
+}
+
+export function createTaskOperations(core: EngineCore): TaskOperations {
+  const { store, clock, registry } = core;
+
+  const toNewTask = (s: ParsedTaskSpec, prefix: string, now: number): NewTask => ({
+    kind: s.kind,
+    name: s.name ?? s.kind,
+    group: s.group ?? 'default',
+    priority: s.priority ?? LIMITS.priority.default,
+    payload: JSON.stringify(registry.parsePayload(s.kind, s.payload, prefix) ?? {}),
+    maxAttempts: s.maxAttempts ?? LIMITS.maxAttempts.default,
+    runAt: s.runAt ?? now + (s.delay ?? 0),
+    timeout: s.timeout ?? null,
+    unique: s.unique ?? null,
+    reservedFor: core.reservedFor,
+  });
+
+  const enqueue = async (tasks: NewTask[], now: number) => {
+    const out = await store.enqueue(tasks, now);
+    core.tasksChanged(out.map((r) => r.task.id));
+    return out;
+  };
+  const changing = async (run: Promise<number[]>) => {
+    const ids = await run;
+    core.tasksChanged(ids);
+    return ids;
+  };
+  const limits = async <T>(run: Promise<T>) => {
+    const out = await run;
+    core.limitsChanged();
+    return out;
+  };
+
+  const ops: TaskOperations = {
+    async enqueue(spec) {
+      const now = clock.now();
+      const [r] = await enqueue([toNewTask(spec, '', now)], now);
+      return r!;
+    },
+    async enqueueMany(specs) {
+      if (specs.length > LIMITS.batch) {
+        throw new ValidationError([
+          { path: 'tasks', message: `holds ${specs.length} tasks; at most ${LIMITS.batch} per batch` },
+        ]);
+      }
+      // Check every payload first: one bad spec writes nothing.
+      const now = clock.now();
+      return enqueue(
+        specs.map((s, i) => toNewTask(s, `tasks[${i}]`, now)),
+        now,
+      );
+    },
+    async getTask(id) {
+      const t = await store.getTask(id);
+      if (!t) throw new NotFoundError(`task ${id} does not exist`);
+      return t;
+    },
+    listTasks: (query = {}) => store.listTasks(query),
+    stats: (recentFailures = 5) =>
+      store.stats(clock.now(), Math.max(0, Math.min(100, Number(recentFailures) || 0))),
+    failedSince: (after, limit = 500) => store.failedSince(after, Math.max(1, Math.min(5000, limit))),
+    metrics: (windowMs = 3600_000) => store.metrics(clock.now(), windowMs),
+    retry: (ids) => changing(store.retry(ids, clock.now())),
+    retryFailed: (filter = {}) => changing(store.retryFailed(filter, clock.now())),
+    async cancel(ids) {
+      const out = await store.cancel(ids, clock.now());
+      core.cancelRequested(out.requested);
+      core.tasksChanged([...out.cancelled, ...out.requested]);
+      return out;
+    },
+    remove: (ids) => changing(store.remove(ids)),
+    async setPriority(id, priority) {
+      const t = await store.setPriority(id, priority, clock.now());
+      core.tasksChanged([t.id]);
+      return t;
+    },
+    updateGroup: (name, update) => limits(store.updateGroup(name, update)),
+    updateSettings: (update) => limits(store.updateSettings(update)),
+    async pause(group) {
+      if (group === undefined) await ops.updateSettings({ paused: true });
+      else await ops.updateGroup(group, { paused: true });
+    },
+    async resume(group) {
+      if (group === undefined) await ops.updateSettings({ paused: false });
+      else await ops.updateGroup(group, { paused: false });
+    },
+    async purge(olderThanMs) {
+      const ms = olderThanMs ?? (await store.settings()).retentionDays * DAY;
+      return store.purgeFinished(clock.now() - ms);
+    },
+  };
+  return ops;
+}

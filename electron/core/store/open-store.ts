@@ -1,0 +1,36 @@
+/**
+ * The one place that picks a backend: the queue's location decides it. A file path (or
+ * `:memory:`) opens SQLite; a `postgres://` URL will open PostgreSQL. Nothing else outside
+ * store/sqlite imports from it (eslint.config.js; docs/ARCHITECTURE.md, "Layers").
+ */
+import { openSqliteStore, type SqliteStoreOptions } from './sqlite/async-store.ts';
+import type { TaskStore } from './task-store.ts';
+
+export interface OpenStoreOptions {
+  /** SQLite's own settings (busy timeout, durability for comparisons) */
+  sqlite?: Pick<SqliteStoreOptions, 'busyTimeoutMs' | 'durability'>;
+  /**
+   * How often the store checks for other processes' commits (what `watch` reports).
+   * @defaultValue 20
+   */
+  watchIntervalMs?: number;
+  /** Told, once per distinct message, of a failure of the store's own background work. */
+  onBackgroundError?: (message: string) => void;
+}
+
+const URL_RE = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** Opens the queue at `location`; rejects with a StorageError or SchemaTooNewError if it cannot. */
+export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<TaskStore> {
+  if (URL_RE.test(location)) {
+    const scheme = location.slice(0, location.indexOf(':')).toLowerCase();
+    if (scheme === 'postgres' || scheme === 'postgresql')
+      throw new Error('PostgreSQL stores are not supported yet: give the queue as a file path');
+    throw new Error(`cannot open a queue at a ${scheme}:// URL: give the queue as a file path`);
+  }
+  return openSqliteStore(location, {
+    ...options.sqlite,
+    watchIntervalMs: options.watchIntervalMs,
+    onInboxError: options.onBackgroundError,
+  });
+}

@@ -1,0 +1,167 @@
+/**
+ * The SQLite backend of the TaskStore contract: a thin adapter over the synchronous
+ * SqliteTaskStore. Each call runs synchronously (better-sqlite3 answers at once) and is handed
+ * back as a settled Promise, so the cost stays one call per batch, as the caller makes it. SQLite's
+ * errors leave here as StorageError naming the file; nothing above this folder sees SQLite's words.
+ */
+import type { ScheduleStore } from '../schedule-store.ts';
+import type { TaskStore } from '../task-store.ts';
+import { probeWritable } from './open.ts';
+import { SqliteTaskStore, type StoreOptions } from './sqlite-store.ts';
+import { toStorageError } from './storage-errors.ts';
+import type { SyncScheduleStore } from './sync-store.ts';
+
+export interface SqliteStoreOptions extends StoreOptions {
+  /**
+   * How often `watch` asks SQLite whether another connection committed (PRAGMA data_version:
+   * no disk read).
+   * @defaultValue 20
+   */
+  watchIntervalMs?: number;
+}
+
+type Translate = (err: unknown) => unknown;
+
+/** Runs `fn` now; its value or its error (translated) as a settled Promise. */
+function settle<T>(fn: () => T, translate: Translate): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (err) {
+    return Promise.reject(translate(err));
+  }
+}
+
+/** Opens `file` (creating it if needed); throws a StorageError or SchemaTooNewError if it cannot. */
+export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): TaskStore {
+  const translate: Translate = (err) => toStorageError(err, file) ?? err;
+  try {
+    return new AsyncSqliteStore(new SqliteTaskStore(file, options), file, options.watchIntervalMs ?? 20);
+  } catch (err) {
+    throw translate(err);
+  }
+}
+
+class AsyncScheduleStore implements ScheduleStore {
+  private readonly s: SyncScheduleStore;
+  private readonly t: Translate;
+  constructor(sync: SyncScheduleStore, translate: Translate) {
+    this.s = sync;
+    this.t = translate;
+  }
+  create: ScheduleStore['create'] = (spec, now) => settle(() => this.s.create(spec, now), this.t);
+  replace: ScheduleStore['replace'] = (name, spec, now) =>
+    settle(() => this.s.replace(name, spec, now), this.t);
+  get: ScheduleStore['get'] = (name) => settle(() => this.s.get(name), this.t);
+  list: ScheduleStore['list'] = () => settle(() => this.s.list(), this.t);
+  setEnabled: ScheduleStore['setEnabled'] = (name, enabled, next, now) =>
+    settle(() => this.s.setEnabled(name, enabled, next, now), this.t);
+  remove: ScheduleStore['remove'] = (name) => settle(() => this.s.remove(name), this.t);
+  runNow: ScheduleStore['runNow'] = (name, now) => settle(() => this.s.runNow(name, now), this.t);
+  fireDue: ScheduleStore['fireDue'] = (now, plan) => settle(() => this.s.fireDue(now, plan), this.t);
+  nextDue: ScheduleStore['nextDue'] = () => settle(() => this.s.nextDue(), this.t);
+}
+
+class AsyncSqliteStore implements TaskStore {
+  readonly location: string;
+  readonly file: string | undefined;
+  readonly schedules: ScheduleStore;
+  private readonly s: SqliteTaskStore;
+  private readonly t: Translate;
+  private readonly watchIntervalMs: number;
+  private readonly listeners = new Set<() => void>();
+  private watchTimer: ReturnType<typeof setInterval> | null = null;
+  private lastVersion = 0;
+
+  constructor(sync: SqliteTaskStore, file: string, watchIntervalMs: number) {
+    this.s = sync;
+    this.location = file;
+    // A read-only copy in memory (see open.ts) has no file to lose.
+    this.file = file === ':memory:' || sync.db.memory ? undefined : file;
+    this.t = (err) => toStorageError(err, file) ?? err;
+    this.schedules = new AsyncScheduleStore(sync.schedules, this.t);
+    this.watchIntervalMs = watchIntervalMs;
+  }
+
+  enqueue: TaskStore['enqueue'] = (tasks, now) => settle(() => this.s.enqueue(tasks, now), this.t);
+  tick: TaskStore['tick'] = (input) => settle(() => this.s.tick(input), this.t);
+  renewLeases: TaskStore['renewLeases'] = (worker, ids, now, leaseMs) =>
+    settle(() => this.s.renewLeases(worker, ids, now, leaseMs), this.t);
+  reclaimLost: TaskStore['reclaimLost'] = (now, isLost) =>
+    settle(() => this.s.reclaimLost(now, isLost), this.t);
+  releaseLeases: TaskStore['releaseLeases'] = (worker, ids, now) =>
+    settle(() => this.s.releaseLeases(worker, ids, now), this.t);
+  setProgress: TaskStore['setProgress'] = (updates, worker) =>
+    settle(() => this.s.setProgress(updates, worker), this.t);
+  retry: TaskStore['retry'] = (ids, now) => settle(() => this.s.retry(ids, now), this.t);
+  retryFailed: TaskStore['retryFailed'] = (filter, now) =>
+    settle(() => this.s.retryFailed(filter, now), this.t);
+  cancel: TaskStore['cancel'] = (ids, now) => settle(() => this.s.cancel(ids, now), this.t);
+  remove: TaskStore['remove'] = (ids) => settle(() => this.s.remove(ids), this.t);
+  setPriority: TaskStore['setPriority'] = (id, priority, now) =>
+    settle(() => this.s.setPriority(id, priority, now), this.t);
+  updateGroup: TaskStore['updateGroup'] = (name, update) =>
+    settle(() => this.s.updateGroup(name, update), this.t);
+  updateSettings: TaskStore['updateSettings'] = (update) =>
+    settle(() => this.s.updateSettings(update), this.t);
+  purgeFinished: TaskStore['purgeFinished'] = (before) => settle(() => this.s.purgeFinished(before), this.t);
+  getTask: TaskStore['getTask'] = (id) => settle(() => this.s.getTask(id), this.t);
+  listTasks: TaskStore['listTasks'] = (query) => settle(() => this.s.listTasks(query), this.t);
+  stats: TaskStore['stats'] = (now, recent) => settle(() => this.s.stats(now, recent), this.t);
+  failedSince: TaskStore['failedSince'] = (after, limit) =>
+    settle(() => this.s.failedSince(after, limit), this.t);
+  settings: TaskStore['settings'] = () => settle(() => this.s.settings(), this.t);
+  metrics: TaskStore['metrics'] = (now, windowMs) => settle(() => this.s.metrics(now, windowMs), this.t);
+
+  checkWritable(): void {
+    try {
+      probeWritable(this.s.db);
+    } catch (err) {
+      throw this.t(err);
+    }
+  }
+
+  /**
+   * One timer for every listener, polling PRAGMA data_version (it changes when another connection
+   * commits, and costs no disk read). Runs only while someone listens.
+   */
+  watch(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (this.watchTimer === null && this.s.db.open) {
+      this.lastVersion = this.s.dataVersion();
+      this.watchTimer = setInterval(() => this.poll(), this.watchIntervalMs);
+      this.watchTimer.unref();
+    }
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stopWatching();
+    };
+  }
+
+  private poll(): void {
+    let v: number;
+    try {
+      v = this.s.dataVersion();
+    } catch {
+      return; // closed, or the file is failing: the next write says why
+    }
+    if (v === this.lastVersion) return;
+    this.lastVersion = v;
+    for (const l of [...this.listeners]) l();
+  }
+
+  private stopWatching(): void {
+    if (this.watchTimer) clearInterval(this.watchTimer);
+    this.watchTimer = null;
+  }
+
+  close(): Promise<void> {
+    this.stopWatching();
+    this.listeners.clear();
+    return settle(() => this.s.close(), this.t);
+  }
+}
+
+/** The contract over a SqliteTaskStore opened already (tests that reach into its database first). */
+export function wrapSqliteStore(sync: SqliteTaskStore, file: string, watchIntervalMs = 20): TaskStore {
+  return new AsyncSqliteStore(sync, file, watchIntervalMs);
+}
