@@ -4,7 +4,6 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, expect } from 'vitest';
 import { createEngine, type Engine, type EngineOptions } from '../electron/core/engine.ts';
-import type { NewTask } from '../electron/core/store/task-store.ts';
 
 const engines = new Set<Engine>();
 const children = new Set<ChildProcess>();
@@ -51,20 +50,7 @@ export async function spawnReady(args: string[], env: Record<string, string> = {
 }
 
 /** A task as the store takes it (validated, with defaults), for tests below the engine. */
-export function newTaskRow(overrides: Partial<NewTask> = {}): NewTask {
-  return {
-    kind: 'sleep',
-    name: 'task',
-    group: 'default',
-    priority: 5,
-    payload: '{"ms":0}',
-    maxAttempts: 3,
-    runAt: 0,
-    timeout: null,
-    unique: null,
-    ...overrides,
-  };
-}
+export { task as newTaskRow } from './conformance/shapes.ts';
 
 export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);

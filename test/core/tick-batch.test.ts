@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import type { ClaimedTask, Finish, WorkerIdentity } from '../../electron/core/store/task-store.ts';
 import { newTaskRow, tempDir } from '../helpers.ts';
+import { done } from '../conformance/shapes.ts';
 
 const a: WorkerIdentity = { id: 'a@host:1:x', pid: 1, host: 'host' };
 const b: WorkerIdentity = { id: 'b@host:2:y', pid: 2, host: 'host' };
@@ -24,17 +25,6 @@ function open() {
 
 function claim(worker: WorkerIdentity, claimMax: number, now = 1000): ClaimedTask[] {
   return store.tick({ now: () => now, worker, leaseMs: LEASE, finishes: [], claimMax }).claimed;
-}
-
-function done(c: ClaimedTask, result: string | null, output: string | null): Finish {
-  return {
-    taskId: c.task.id,
-    attempt: c.task.attempts,
-    historyId: c.historyId,
-    status: 'done',
-    result,
-    output,
-  };
 }
 
 describe('a batched tick', () => {

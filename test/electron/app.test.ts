@@ -8,6 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { spawnNode, exited, tempDir } from '../helpers.ts';
+// The type of the window's `semaforo` bridge, which the page code below calls.
+import type {} from '../../renderer/api/ipc-transport.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const electronDir = path.dirname(createRequire(import.meta.url).resolve('electron/package.json'));

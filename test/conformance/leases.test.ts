@@ -1,0 +1,138 @@
+/** Leases: renewals, reclaiming the tasks of a lost worker, giving leases back, and progress. */
+import { describe, expect, it } from 'vitest';
+import type { LeaseHolder } from '../../electron/core/store/task-store.ts';
+import { A, B, backends, claim, freshQueue, task, tasks } from './harness.ts';
+
+describe.each(backends)('leases on $name', (backend) => {
+  it('renews what the worker holds and names what it lost and what the user asked to cancel', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue(tasks(3), 0);
+    const [x, y, z] = await claim(store, A, 3, 10);
+    await store.cancel([y!.task.id], 20);
+    expect(await store.renewLeases(A, [x!.task.id, y!.task.id, z!.task.id, 999], 30, 60_000)).toEqual({
+      lost: [999],
+      cancelRequested: [y!.task.id],
+    });
+    expect((await store.getTask(x!.task.id))!.leaseExpiresAt).toBe(60_030);
+    // Another worker renewing names them all lost and extends nothing of A's.
+    expect(await store.renewLeases(B, [x!.task.id], 40, 1)).toEqual({
+      lost: [x!.task.id],
+      cancelRequested: [],
+    });
+    expect((await store.getTask(x!.task.id))!.leaseExpiresAt).toBe(60_030);
+  });
+
+  it('moves the latest lease on every renewal, even on the same millisecond', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task()], 0);
+    const [c] = await claim(store, A, 1, 10);
+    await store.renewLeases(A, [c!.task.id], 100, 1000);
+    const first = (await store.getTask(c!.task.id))!.leaseExpiresAt;
+    await store.renewLeases(A, [c!.task.id], 100, 1000);
+    expect((await store.getTask(c!.task.id))!.leaseExpiresAt).not.toBe(first);
+  });
+
+  it('shows each owner with its latest lease and reclaims only the owners judged lost', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue(tasks(3), 0);
+    const ofA = await claim(store, A, 2, 10);
+    const [ofB] = await claim(store, B, 1, 20);
+    await store.renewLeases(
+      A,
+      ofA.map((c) => c.task.id),
+      30,
+      5000,
+    );
+    const seen: LeaseHolder[] = [];
+    const ids = await store.reclaimLost(100, (o) => {
+      seen.push(o);
+      return o.id === A.id;
+    });
+    expect(ids.sort()).toEqual(ofA.map((c) => c.task.id).sort());
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        { id: A.id, pid: A.pid, host: A.host, leaseExpiresAt: 5030 },
+        { id: B.id, pid: B.pid, host: B.host, leaseExpiresAt: 30_020 },
+      ]),
+    );
+    expect(await store.getTask(ofB!.task.id)).toMatchObject({ status: 'running', leaseOwner: B.id });
+    expect(await store.reclaimLost(200, () => false)).toEqual([]);
+  });
+
+  it('returns a lost task to the queue with its attempt counted, failed when out of attempts, cancelled when asked', async () => {
+    const { store } = await freshQueue(backend);
+    const [retry, last, asked] = await store.enqueue(
+      [
+        task({ name: 'retry', maxAttempts: 3 }),
+        task({ name: 'last', maxAttempts: 1 }),
+        task({ name: 'asked' }),
+      ],
+      0,
+    );
+    await claim(store, A, 3, 10);
+    await store.cancel([asked!.task.id], 15);
+    expect((await store.reclaimLost(50, (o) => o.id === A.id)).sort()).toEqual(
+      [retry!.task.id, last!.task.id, asked!.task.id].sort(),
+    );
+    const r = (await store.getTask(retry!.task.id))!;
+    expect(r).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      runAt: 50,
+      leaseOwner: null,
+      finishedAt: null,
+    });
+    expect(r.error).toMatch(/lease lost/);
+    expect(r.history).toEqual([expect.objectContaining({ outcome: 'lost', endedAt: 50, worker: A.id })]);
+    expect(await store.getTask(last!.task.id)).toMatchObject({ status: 'failed', finishedAt: 50 });
+    expect(await store.getTask(asked!.task.id)).toMatchObject({
+      status: 'cancelled',
+      cancelRequested: false,
+    });
+    const [again] = await claim(store, B, 10, 60);
+    expect(again!.task).toMatchObject({ id: retry!.task.id, attempts: 2 });
+  });
+
+  it('cancels the waiting reservations of a reserving process that is gone', async () => {
+    const { store } = await freshQueue(backend);
+    const gone = { id: 'run@host:999999:ab', pid: 999_999, host: 'host' };
+    const [orphan] = await store.enqueue([task({ name: 'nightly', reservedFor: gone })], 1);
+    const [alive] = await store.enqueue([task({ reservedFor: A })], 1);
+    const seen: LeaseHolder[] = [];
+    const ids = await store.reclaimLost(2, (o) => (seen.push(o), o.pid === 999_999));
+    expect(ids).toEqual([orphan!.task.id]);
+    expect(seen).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: gone.id, pid: 999_999, host: 'host' })]),
+    );
+    const t = (await store.getTask(orphan!.task.id))!;
+    expect(t).toMatchObject({ status: 'cancelled', finishedAt: 2 });
+    expect(t.error).toMatch(/pid 999999/);
+    expect((await store.getTask(alive!.task.id))!.status).toBe('pending');
+  });
+
+  it("gives back a worker's own leases on shutdown without counting the attempt", async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue(tasks(2), 0);
+    const [mine] = await claim(store, A, 1, 10);
+    const [theirs] = await claim(store, B, 1, 10);
+    expect(await store.releaseLeases(A, [mine!.task.id, theirs!.task.id], 20)).toEqual([mine!.task.id]);
+    const t = (await store.getTask(mine!.task.id))!;
+    expect(t).toMatchObject({ status: 'pending', attempts: 0, leaseOwner: null, runAt: 20 });
+    expect(t.history).toEqual([expect.objectContaining({ outcome: 'released', endedAt: 20 })]);
+    expect((await store.getTask(theirs!.task.id))!.status).toBe('running');
+    const [again] = await claim(store, B, 1, 30);
+    expect(again!.task).toMatchObject({ id: mine!.task.id, attempts: 1 });
+  });
+
+  it('stores progress from the lease holder only, and clears it on the next claim', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task({ maxAttempts: 2 })], 0);
+    const [c] = await claim(store, A, 1, 10);
+    await store.setProgress(new Map([[c!.task.id, 0.25]]), A);
+    await store.setProgress(new Map([[c!.task.id, 0.9]]), B);
+    expect((await store.getTask(c!.task.id))!.progress).toBe(0.25);
+    await store.reclaimLost(20, (o) => o.id === A.id);
+    const [again] = await claim(store, B, 1, 30);
+    expect(again!.task.progress).toBeNull();
+  });
+});

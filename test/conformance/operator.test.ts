@@ -1,0 +1,169 @@
+/** What an operator does to tasks, groups and settings, and what each action refuses. */
+import { describe, expect, it } from 'vitest';
+import { A, B, backends, claim, done, ended, finish, freshQueue, names, task, tasks } from './harness.ts';
+import type { Store } from './harness.ts';
+
+/** Tasks in every status: pending, running, retrying, done, failed, cancelled (by name). */
+async function oneOfEach(store: Store) {
+  const out = await store.enqueue(
+    ['running', 'retrying', 'done', 'failed', 'cancelled', 'pending'].map((name, i) =>
+      task({ name, priority: i, group: i % 2 ? 'odd' : 'even', kind: i < 3 ? 'sleep' : 'shell' }),
+    ),
+    0,
+  );
+  const [running, retrying, doneOne, failed, cancelled] = await claim(store, A, 5, 10);
+  await finish(
+    store,
+    A,
+    20,
+    ended(retrying!, 'retrying', 'retry', { runAt: 60_000 }),
+    done(doneOne!),
+    ended(failed!, 'failed', 'failed', { error: 'boom' }),
+    ended(cancelled!, 'cancelled', 'cancelled'),
+  );
+  const id = Object.fromEntries(out.map((r) => [r.task.name, r.task.id]));
+  expect(running!.task.id).toBe(id.running);
+  return id as Record<'pending' | 'running' | 'retrying' | 'done' | 'failed' | 'cancelled', number>;
+}
+
+describe.each(backends)('operator actions on $name', (backend) => {
+  it('retries failed, cancelled and retrying tasks from scratch, skips pending ones, refuses the rest', async () => {
+    const { store } = await freshQueue(backend);
+    const id = await oneOfEach(store);
+    expect(await store.retry([id.failed, id.cancelled, id.retrying, id.pending], 30)).toEqual([
+      id.failed,
+      id.cancelled,
+      id.retrying,
+    ]);
+    for (const t of [id.failed, id.cancelled, id.retrying]) {
+      const got = (await store.getTask(t))!;
+      expect(got).toMatchObject({ status: 'pending', attempts: 0, runAt: 30, finishedAt: null });
+      expect(got.history.at(-1)).toMatchObject({ type: 'action', outcome: 'retried', startedAt: 30 });
+    }
+    await expect(store.retry([id.running], 31)).rejects.toMatchObject({ name: 'ConflictError' });
+    await expect(store.retry([id.done], 31)).rejects.toMatchObject({ name: 'ConflictError' });
+    await expect(store.retry([9999], 31)).rejects.toMatchObject({ name: 'NotFoundError' });
+  });
+
+  it('retries every failed task, or those of one group or kind', async () => {
+    const { store } = await freshQueue(backend);
+    const out = await store.enqueue(
+      [
+        task({ group: 'g1', kind: 'shell' }),
+        task({ group: 'g1' }),
+        task({ group: 'g2' }),
+        task({ group: 'g2' }),
+      ],
+      0,
+    );
+    const claimed = await claim(store, A, 4, 10);
+    await finish(store, A, 20, ...claimed.slice(0, 3).map((c) => ended(c, 'failed', 'failed')));
+    const [k1, g1, g2] = out.map((r) => r.task.id);
+    expect(await store.retryFailed({ kind: 'shell' }, 30)).toEqual([k1]);
+    expect(await store.retryFailed({ group: 'g2' }, 30)).toEqual([g2]);
+    expect(await store.retryFailed({}, 30)).toEqual([g1]);
+    expect(await store.retryFailed({}, 30)).toEqual([]);
+    expect((await store.stats(30, 0)).counts).toMatchObject({ pending: 3, running: 1, failed: 0 });
+  });
+
+  it('cancels waiting tasks at once and only asks for running ones; finished ones stay', async () => {
+    const { store } = await freshQueue(backend);
+    const id = await oneOfEach(store);
+    expect(await store.cancel([id.pending, id.retrying, id.running, id.done], 30)).toEqual({
+      cancelled: [id.pending, id.retrying],
+      requested: [id.running],
+    });
+    expect(await store.getTask(id.pending)).toMatchObject({ status: 'cancelled', finishedAt: 30 });
+    expect((await store.getTask(id.pending))!.history.at(-1)).toMatchObject({
+      type: 'action',
+      outcome: 'cancelled',
+    });
+    // The slot stays taken until the worker has stopped the handler.
+    expect(await store.getTask(id.running)).toMatchObject({ status: 'running', cancelRequested: true });
+    expect((await store.getTask(id.done))!.status).toBe('done');
+    await expect(store.cancel([9999], 31)).rejects.toMatchObject({ name: 'NotFoundError' });
+  });
+
+  it('deletes tasks with their history, but never a running one', async () => {
+    const { store } = await freshQueue(backend);
+    const id = await oneOfEach(store);
+    expect(await store.remove([id.done, id.failed, 9999])).toEqual([id.done, id.failed]);
+    expect(await store.getTask(id.done)).toBeNull();
+    await expect(store.remove([id.pending, id.running])).rejects.toMatchObject({ name: 'ConflictError' });
+    // All or nothing: the pending task named before the running one is still there.
+    expect(await store.getTask(id.pending)).not.toBeNull();
+    expect((await store.stats(40, 0)).counts).toMatchObject({ done: 0, failed: 0, pending: 1 });
+  });
+
+  it('changes a priority, records it, and claims in the new order', async () => {
+    const { store } = await freshQueue(backend);
+    const [, second] = await store.enqueue(tasks(2, { priority: 5 }), 0);
+    const changed = await store.setPriority(second!.task.id, 0, 5);
+    expect(changed).toMatchObject({ id: second!.task.id, priority: 0 });
+    expect((await store.getTask(second!.task.id))!.history).toEqual([
+      expect.objectContaining({ type: 'action', outcome: 'priority', startedAt: 5 }),
+    ]);
+    expect(names(await claim(store, A, 1, 10))).toEqual(['t1']);
+    await expect(store.setPriority(9999, 1, 5)).rejects.toMatchObject({ name: 'NotFoundError' });
+  });
+
+  it('creates and updates a group, and a removed rate limit stops limiting', async () => {
+    const { store } = await freshQueue(backend);
+    const g = await store.updateGroup('vendor', { concurrency: 2, rate: { limit: 1, periodMs: 60_000 } });
+    expect(g).toMatchObject({
+      name: 'vendor',
+      concurrency: 2,
+      rate: { limit: 1, periodMs: 60_000 },
+      paused: false,
+    });
+    expect(await store.updateGroup('vendor', { paused: true })).toMatchObject({
+      concurrency: 2,
+      paused: true,
+    });
+    await store.updateGroup('vendor', { paused: false });
+    await store.enqueue(tasks(3, { group: 'vendor' }), 0);
+    expect(await claim(store, A, 10, 10)).toHaveLength(1);
+    expect(await store.updateGroup('vendor', { rate: null, concurrency: null })).toMatchObject({
+      rate: null,
+      concurrency: null,
+    });
+    expect(await claim(store, B, 10, 11)).toHaveLength(2);
+  });
+
+  it('updates the settings it is given and keeps the others', async () => {
+    const { store } = await freshQueue(backend);
+    const before = await store.settings();
+    const after = await store.updateSettings({
+      retentionDays: 7,
+      notifications: { groups: ['vendor'] },
+      failureWebhook: 'https://example.com/hook',
+    });
+    expect(after).toEqual({
+      ...before,
+      retentionDays: 7,
+      notifications: { enabled: before.notifications.enabled, groups: ['vendor'] },
+      failureWebhook: 'https://example.com/hook',
+    });
+    expect(await store.settings()).toEqual(after);
+    expect(
+      await store.updateSettings({ failureWebhook: null, notifications: { groups: null } }),
+    ).toMatchObject({
+      failureWebhook: null,
+      notifications: { groups: null },
+    });
+  });
+
+  it('purges finished tasks that ended before the cut-off, and nothing else', async () => {
+    const { store } = await freshQueue(backend);
+    const id = await oneOfEach(store); // everything that finished did at 20
+    const [late] = await store.enqueue([task({ name: 'late', priority: 0 })], 30);
+    const [c] = await claim(store, B, 1, 40);
+    expect(c!.task.id).toBe(late!.task.id);
+    await finish(store, B, 500, done(c!));
+    expect(await store.purgeFinished(20)).toBe(0);
+    expect(await store.purgeFinished(21)).toBe(3);
+    for (const gone of [id.done, id.failed, id.cancelled]) expect(await store.getTask(gone)).toBeNull();
+    const left = (await store.listTasks({ sort: 'name', order: 'asc' })).tasks.map((t) => t.name);
+    expect(left).toEqual(['late', 'pending', 'retrying', 'running']);
+  });
+});

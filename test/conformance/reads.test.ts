@@ -1,0 +1,192 @@
+/** What the faces read: one task with its history, pages of tasks, counts, failures and metrics. */
+import { describe, expect, it } from 'vitest';
+import { A, backends, claim, done, ended, finish, freshQueue, itUnless, task } from './harness.ts';
+
+describe.each(backends)('reads on $name', (backend) => {
+  it('returns a task with its attempts and actions in order, and null for an unknown id', async () => {
+    const { store } = await freshQueue(backend);
+    const [r] = await store.enqueue([task({ maxAttempts: 3 })], 0);
+    const [first] = await claim(store, A, 1, 10);
+    await finish(store, A, 20, ended(first!, 'failed', 'failed', { error: 'boom', output: 'out' }));
+    await store.retry([r!.task.id], 30);
+    const [second] = await claim(store, A, 1, 40);
+    const t = (await store.getTask(r!.task.id))!;
+    expect(t.history.map((h) => [h.type, h.outcome, h.startedAt, h.endedAt])).toEqual([
+      ['attempt', 'failed', 10, 20],
+      ['action', 'retried', 30, 30],
+      ['attempt', 'running', 40, null],
+    ]);
+    expect(t.history[2]!.id).toBe(second!.historyId);
+    expect(t.history.every((h) => h.taskId === t.id)).toBe(true);
+    expect(await store.getTask(9999)).toBeNull();
+  });
+
+  itUnless(backend, 'retryFailedActionAttempt')(
+    'records a retry with the attempt count at the time, whichever way it was asked for',
+    async () => {
+      const { store } = await freshQueue(backend);
+      await store.enqueue([task({ name: 'one' }), task({ name: 'all' })], 0);
+      const claimed = await claim(store, A, 2, 10);
+      await finish(store, A, 20, ...claimed.map((c) => ended(c, 'failed', 'failed')));
+      const [one, all] = claimed.map((c) => c.task.id);
+      await store.retry([one!], 30);
+      await store.retryFailed({}, 30);
+      for (const id of [one!, all!]) {
+        expect((await store.getTask(id))!.history.at(-1)).toMatchObject({ outcome: 'retried', attempt: 1 });
+      }
+    },
+  );
+
+  itUnless(backend, 'searchAsciiCaseOnly')('searches names case-insensitively beyond ASCII', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task({ name: 'Élan report' }), task({ name: 'ÖBB fares' })], 0);
+    expect((await store.listTasks({ search: 'élan' })).tasks.map((t) => t.name)).toEqual(['Élan report']);
+    expect((await store.listTasks({ search: 'öbb' })).tasks.map((t) => t.name)).toEqual(['ÖBB fares']);
+  });
+
+  it('lists with status, group, kind and name filters, sorting and paging', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue(
+      [
+        task({ name: 'backup photos', group: 'disk', priority: 3, runAt: 300 }),
+        task({ name: 'scrape 100%_prices', group: 'vendor', kind: 'http', priority: 1, runAt: 100 }),
+        task({ name: 'Backup mail', group: 'disk', priority: 3, runAt: 200 }),
+        task({ name: 'compress', group: 'disk', priority: 9, runAt: 0 }),
+      ],
+      0,
+    );
+    const [c] = await claim(store, A, 1, 0);
+    expect(c!.task.name).toBe('compress');
+    const list = async (q: Parameters<typeof store.listTasks>[0]) =>
+      (await store.listTasks(q)).tasks.map((t) => t.name);
+    expect(await list({ search: 'BACKUP' })).toEqual(['Backup mail', 'backup photos']);
+    expect(await list({ search: '%_' })).toEqual(['scrape 100%_prices']);
+    expect(await list({ search: '_' })).toEqual(['scrape 100%_prices']);
+    expect(await list({ group: 'disk', status: ['pending'] })).toEqual(['Backup mail', 'backup photos']);
+    expect(await list({ status: ['running', 'done'] })).toEqual(['compress']);
+    expect(await list({ kind: 'http' })).toEqual(['scrape 100%_prices']);
+    expect(await list({})).toEqual(['compress', 'Backup mail', 'scrape 100%_prices', 'backup photos']);
+    expect(await list({ order: 'asc' })).toEqual([
+      'backup photos',
+      'scrape 100%_prices',
+      'Backup mail',
+      'compress',
+    ]);
+    expect(await list({ sort: 'runAt', order: 'asc' })).toEqual([
+      'compress',
+      'scrape 100%_prices',
+      'Backup mail',
+      'backup photos',
+    ]);
+    // Ties are broken by creation order, in the same direction.
+    expect(await list({ sort: 'priority', order: 'asc' })).toEqual([
+      'scrape 100%_prices',
+      'backup photos',
+      'Backup mail',
+      'compress',
+    ]);
+    const page = await store.listTasks({ order: 'asc', limit: 2, offset: 1 });
+    expect([page.total, page.tasks.map((t) => t.name)]).toEqual([4, ['scrape 100%_prices', 'Backup mail']]);
+    expect((await store.listTasks({ group: 'disk', limit: 1 })).total).toBe(3);
+    expect(await list({ group: 'nobody' })).toEqual([]);
+  });
+
+  it('counts every status in total and per group, with the settings and the latest failures', async () => {
+    const { store } = await freshQueue(backend);
+    await store.updateGroup('quiet', { concurrency: 1 });
+    await store.enqueue(
+      Array.from({ length: 8 }, (_, i) => task({ name: `t${i}`, group: i % 2 ? 'a' : 'b' })),
+      0,
+    );
+    const claimed = await claim(store, A, 5, 10);
+    await finish(
+      store,
+      A,
+      20,
+      done(claimed[0]!),
+      ended(claimed[1]!, 'failed', 'failed', { error: 'first' }),
+      ended(claimed[2]!, 'retrying', 'retry', { runAt: 1000 }),
+    );
+    await finish(store, A, 30, ended(claimed[3]!, 'failed', 'failed', { error: 'second' }));
+    await store.cancel([8], 40);
+    const s = await store.stats(50, 1);
+    expect(s.counts).toEqual({ pending: 2, running: 1, retrying: 1, done: 1, failed: 2, cancelled: 1 });
+    const byName = Object.fromEntries(s.groups.map((g) => [g.name, g]));
+    expect(byName.b!.counts).toEqual({
+      pending: 1,
+      running: 1,
+      retrying: 1,
+      done: 1,
+      failed: 0,
+      cancelled: 0,
+    });
+    expect(byName.a!.counts).toEqual({
+      pending: 1,
+      running: 0,
+      retrying: 0,
+      done: 0,
+      failed: 2,
+      cancelled: 1,
+    });
+    expect(byName.quiet).toMatchObject({ concurrency: 1, counts: { pending: 0 } });
+    expect(s.settings).toEqual(await store.settings());
+    expect(s.recentFailures.map((t) => t.error)).toEqual(['second']);
+    expect((await store.stats(50, 10)).recentFailures.map((t) => t.error)).toEqual(['second', 'first']);
+    expect((await store.stats(50, 0)).recentFailures).toEqual([]);
+  });
+
+  it('pages through failures oldest first from a (finishedAt, id) cursor, ties included', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue(
+      Array.from({ length: 4 }, (_, i) => task({ name: `f${i}`, maxAttempts: 1 })),
+      0,
+    );
+    const c = await claim(store, A, 4, 10);
+    await finish(store, A, 20, ended(c[0]!, 'failed', 'failed'), ended(c[1]!, 'failed', 'failed'));
+    await finish(store, A, 30, ended(c[2]!, 'failed', 'failed'), done(c[3]!));
+    const first = await store.failedSince({ at: 0, id: 0 }, 1);
+    expect(first.map((t) => t.name)).toEqual(['f0']);
+    const rest = await store.failedSince({ at: first[0]!.finishedAt!, id: first[0]!.id }, 10);
+    expect(rest.map((t) => t.name)).toEqual(['f1', 'f2']);
+    expect(await store.failedSince({ at: 30, id: c[2]!.task.id }, 10)).toEqual([]);
+  });
+
+  it('summarises finished work per kind and group over the window', async () => {
+    const { store } = await freshQueue(backend);
+    /** one task of `kind` in `group`, run from `start` to `end` */
+    const run = async (kind: string, group: string, start: number, end: number, ok = true) => {
+      await store.enqueue([task({ kind, group })], start);
+      const [c] = await claim(store, A, 1, start);
+      return () => finish(store, A, end, ok ? done(c!) : ended(c!, 'failed', 'failed'));
+    };
+    await (
+      await run('http', 'h', 0, 5)
+    )(); // ends before the window
+    const ends: (() => Promise<unknown>)[] = [];
+    for (const ms of [50, 10, 40, 20, 30]) ends.push(await run('sleep', 'g', 10_000 - ms, 10_000));
+    ends.push(await run('http', 'g', 9000, 10_000, false));
+    // A cancelled task finished too, but it is neither done nor failed: not in the metrics.
+    const [cancelled] = await store.enqueue([task({ group: 'g' })], 9000);
+    await store.cancel([cancelled!.task.id], 9500);
+    for (const end of ends) await end();
+    const m = await store.metrics(10_000, 5000);
+    expect(m.windowMs).toBe(5000);
+    expect(m.byKind.find((r) => r.key === 'sleep')).toEqual({
+      key: 'sleep',
+      finished: 5,
+      done: 5,
+      failed: 0,
+      throughput: 5 / 5,
+      failureRate: 0,
+      p50Ms: 30,
+      p95Ms: 50,
+    });
+    expect(m.byKind.find((r) => r.key === 'http')).toMatchObject({
+      finished: 1,
+      done: 0,
+      failed: 1,
+      failureRate: 1,
+    });
+    expect(m.byGroup.map((r) => [r.key, r.finished, r.failureRate])).toEqual([['g', 6, 1 / 6]]);
+  });
+});

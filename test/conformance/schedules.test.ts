@@ -1,0 +1,224 @@
+/** Schedules: stored and edited as given; each due time enqueues one task, however many fire it. */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { planFires } from '../../electron/core/schedule/plan.ts';
+import type { NewSchedule } from '../../electron/core/store/schedule-store.ts';
+import { exited, spawnNode } from '../helpers.ts';
+import { A, backends, claim, done, finish, freshQueue, type Store } from './harness.ts';
+import { runScheduler } from './racers.ts';
+
+const RACER = path.join(import.meta.dirname, 'fixtures', 'racer.ts');
+const T0 = Date.parse('2026-12-01T00:00:00Z');
+const MIN = 60_000;
+
+function schedule(overrides: Partial<NewSchedule> = {}): NewSchedule {
+  return {
+    name: 'hourly',
+    cron: null,
+    timezone: null,
+    everyMs: 3600_000,
+    task: {
+      kind: 'sleep',
+      name: null,
+      group: 'default',
+      priority: 4,
+      maxAttempts: 2,
+      timeout: null,
+      payload: { ms: 1 },
+    },
+    missed: 'skip',
+    overlap: 'allow',
+    enabled: true,
+    nextDueAt: T0 + 3600_000,
+    ...overrides,
+  };
+}
+
+const fire = async (store: Store, now: number) =>
+  (await store.schedules.fireDue(now, (s, active) => planFires(s, now, active))).taskIds;
+
+describe.each(backends)('schedules on $name', (backend) => {
+  it('creates, reads, lists, replaces, pauses and removes schedules', async () => {
+    const { store } = await freshQueue(backend);
+    const s = store.schedules;
+    const created = await s.create(schedule({ name: 'b' }), T0);
+    expect(created).toMatchObject({
+      ...schedule({ name: 'b' }),
+      lastDueAt: null,
+      lastTaskId: null,
+      createdAt: T0,
+    });
+    await s.create(
+      schedule({ name: 'a', everyMs: null, cron: '*/5 * * * *', timezone: 'UTC', nextDueAt: T0 + 5 * MIN }),
+      T0,
+    );
+    await expect(s.create(schedule({ name: 'a' }), T0)).rejects.toMatchObject({ name: 'ConflictError' });
+    expect((await s.list()).map((x) => x.name)).toEqual(['a', 'b']);
+    expect(await s.get('b')).toEqual(created);
+    expect(await s.get('nope')).toBeNull();
+
+    const renamed = await s.replace('b', schedule({ name: 'c', everyMs: MIN, nextDueAt: T0 + MIN }), T0 + 1);
+    expect(renamed).toMatchObject({ id: created.id, name: 'c', everyMs: MIN, updatedAt: T0 + 1 });
+    await expect(s.replace('c', schedule({ name: 'a' }), T0)).rejects.toMatchObject({
+      name: 'ConflictError',
+    });
+    await expect(s.replace('b', schedule(), T0)).rejects.toMatchObject({ name: 'NotFoundError' });
+
+    expect(await s.setEnabled('c', false, null, T0 + 2)).toMatchObject({ enabled: false, nextDueAt: null });
+    expect(await s.nextDue()).toEqual({ name: 'a', dueAt: T0 + 5 * MIN });
+    expect(await s.setEnabled('c', true, T0 + MIN, T0 + 3)).toMatchObject({
+      enabled: true,
+      nextDueAt: T0 + MIN,
+    });
+    expect(await s.nextDue()).toEqual({ name: 'c', dueAt: T0 + MIN });
+    await expect(s.setEnabled('nope', true, null, T0)).rejects.toMatchObject({ name: 'NotFoundError' });
+
+    expect(await s.remove('c')).toBe(true);
+    expect(await s.remove('c')).toBe(false);
+    expect((await s.list()).map((x) => x.name)).toEqual(['a']);
+  });
+
+  it('fires a due schedule once per due time, as its template says, and advances it', async () => {
+    const { store } = await freshQueue(backend);
+    const created = await store.schedules.create(schedule({ everyMs: MIN, nextDueAt: T0 + MIN }), T0);
+    expect(await fire(store, T0 + MIN - 1)).toEqual([]);
+    const [id] = await fire(store, T0 + MIN + 500);
+    expect(await fire(store, T0 + MIN + 900)).toEqual([]);
+    expect(await store.getTask(id!)).toMatchObject({
+      kind: 'sleep',
+      name: 'hourly',
+      group: 'default',
+      priority: 4,
+      maxAttempts: 2,
+      payload: { ms: 1 },
+      runAt: T0 + MIN,
+      scheduleId: created.id,
+      status: 'pending',
+    });
+    expect(await store.schedules.get('hourly')).toMatchObject({
+      nextDueAt: T0 + 2 * MIN,
+      lastDueAt: T0 + MIN,
+      lastTaskId: id,
+      lastTaskStatus: 'pending',
+    });
+    const [c] = await claim(store, A, 1, T0 + MIN + 1000);
+    await finish(store, A, T0 + MIN + 2000, done(c!));
+    expect((await store.schedules.get('hourly'))!.lastTaskStatus).toBe('done');
+  });
+
+  it('never enqueues a second task for a due time it already fired, even when set back to it', async () => {
+    const { store } = await freshQueue(backend);
+    await store.schedules.create(schedule({ everyMs: MIN, nextDueAt: T0 + MIN }), T0);
+    expect(await fire(store, T0 + MIN)).toHaveLength(1);
+    await store.schedules.setEnabled('hourly', true, T0 + MIN, T0 + MIN + 1);
+    expect(await fire(store, T0 + MIN + 2)).toEqual([]);
+    expect((await store.listTasks({})).total).toBe(1);
+    expect((await store.schedules.get('hourly'))!.nextDueAt).toBe(T0 + 2 * MIN);
+  });
+
+  it('passes the previous run’s state to the plan and counts what it skipped', async () => {
+    const { store } = await freshQueue(backend);
+    await store.schedules.create(schedule({ everyMs: MIN, nextDueAt: T0 + MIN, overlap: 'skip' }), T0);
+    const [first] = await fire(store, T0 + MIN);
+    expect(await fire(store, T0 + 2 * MIN)).toEqual([]);
+    expect(await store.schedules.get('hourly')).toMatchObject({ skippedOverlap: 1, lastTaskId: first });
+    // Missed while nobody fired (skip policy): the late due times are dropped, the one on time runs.
+    await store.cancel([first!], T0 + 2 * MIN);
+    const [late] = await fire(store, T0 + 10 * MIN + 30_000);
+    expect(await store.getTask(late!)).toMatchObject({ runAt: T0 + 10 * MIN });
+    expect(await store.schedules.get('hourly')).toMatchObject({ skippedMissed: 7, nextDueAt: T0 + 11 * MIN });
+    const seen: boolean[] = [];
+    const now = T0 + 11 * MIN;
+    await store.schedules.fireDue(now, (x, active) => (seen.push(active), planFires(x, now, active)));
+    expect(seen).toEqual([true]);
+  });
+
+  it('runs a schedule now without touching its due times, and fires nothing disabled', async () => {
+    const { store } = await freshQueue(backend);
+    const s = await store.schedules.create(
+      schedule({ task: { ...schedule().task, name: 'report', group: 'g' } }),
+      T0,
+    );
+    const r = await store.schedules.runNow('hourly', T0 + 5);
+    expect(r.created).toBe(true);
+    expect(await store.getTask(r.taskId)).toMatchObject({
+      name: 'report',
+      group: 'g',
+      runAt: T0 + 5,
+      scheduleId: s.id,
+    });
+    expect(await store.schedules.get('hourly')).toMatchObject({
+      nextDueAt: s.nextDueAt,
+      lastTaskId: r.taskId,
+    });
+    await expect(store.schedules.runNow('nope', T0)).rejects.toMatchObject({ name: 'NotFoundError' });
+    await store.schedules.setEnabled('hourly', false, null, T0 + 6);
+    expect(await fire(store, T0 + 100 * 3600_000)).toEqual([]);
+    expect(await store.schedules.nextDue()).toBeNull();
+  });
+
+  it('connections firing at the same moments produce exactly one task per due time', async () => {
+    const q = await freshQueue(backend);
+    const other = await q.connect();
+    await createRacingSchedules(q.store);
+    const ids: number[] = [];
+    for (let t = T0; t <= T0 + 10 * MIN; t += 7_000) {
+      const both = await Promise.all([fire(q.store, t), fire(other, t)]);
+      ids.push(...both.flat());
+    }
+    ids.push(...(await Promise.all([fire(q.store, T0 + 10 * MIN), fire(other, T0 + 10 * MIN)])).flat());
+    await expectOnePerDue(q.store, ids, 10 * MIN);
+  });
+
+  it('processes firing through a simulated hour produce exactly one task per due time', async () => {
+    const q = await freshQueue(backend);
+    await createRacingSchedules(q.store);
+    const end = T0 + 60 * MIN;
+    const children = [1, 2, 3].map((seed) =>
+      spawnNode([RACER, 'fire', backend.name, q.location, String(T0), String(end), String(seed)]),
+    );
+    const outs = children.map((c) => {
+      let out = '';
+      c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      return () => out;
+    });
+    // This process fires too, on its own walk through the same hour.
+    const mine = await runScheduler(q.store, T0, end, 4);
+    expect(await Promise.all(children.map(exited))).toEqual([0, 0, 0]);
+    const ids = [...mine, ...outs.flatMap((o) => JSON.parse(o()) as number[])];
+    await expectOnePerDue(q.store, ids, 60 * MIN);
+  }, 60_000);
+});
+
+/** An interval and a cron schedule that catch up on every missed due time (checked by expectOnePerDue). */
+async function createRacingSchedules(store: Store) {
+  await store.schedules.create(
+    schedule({ name: 'ten-s', everyMs: 10_000, missed: 'all', nextDueAt: T0 + 10_000 }),
+    T0,
+  );
+  await store.schedules.create(
+    schedule({
+      name: 'minute',
+      everyMs: null,
+      cron: '* * * * *',
+      timezone: 'UTC',
+      missed: 'all',
+      nextDueAt: T0 + MIN,
+    }),
+    T0,
+  );
+}
+
+/** Every due time of both schedules within `span` of T0 has exactly one task, and nothing else was enqueued. */
+async function expectOnePerDue(store: Store, ids: number[], span: number) {
+  const all = (await store.listTasks({ limit: 1000, sort: 'runAt', order: 'asc' })).tasks;
+  expect(new Set(ids)).toEqual(new Set(all.map((t) => t.id)));
+  expect(ids).toHaveLength(all.length);
+  const list = await store.schedules.list();
+  const dues = (name: string) => {
+    const id = list.find((s) => s.name === name)!.id;
+    return all.filter((t) => t.scheduleId === id).map((t) => (t.runAt - T0) / 1000);
+  };
+  expect(dues('ten-s')).toEqual(Array.from({ length: span / 10_000 }, (_, i) => (i + 1) * 10));
+  expect(dues('minute')).toEqual(Array.from({ length: span / MIN }, (_, i) => (i + 1) * 60));
+}
