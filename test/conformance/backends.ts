@@ -6,8 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ScheduleStore } from '../../electron/core/store/schedule-store.ts';
-import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
+import { openStore } from '../../electron/core/store/open-store.ts';
 import type { TaskStore } from '../../electron/core/store/task-store.ts';
 
 export interface Backend {
@@ -30,71 +29,8 @@ export type KnownDefect =
   /** listTasks' search ignores case for ASCII letters only (SQLite's LIKE): `élan` misses `Élan` (reads) */
   | 'searchAsciiCaseOnly';
 
-// ---------------------------------------------------------------------------------------------
-// TEMPORARY SHIM until the async store contract (issue 19, item 1) is merged. At merge:
-//   - `Store` becomes `TaskStore` (import it from task-store.ts; delete `Async`),
-//   - `connectSqlite` becomes `openStore` from electron/core/store/open-store.ts,
-//   - everything between the two rules goes.
-// The tests use only this async shape, so they run unchanged on every backend.
-type Async<T> = {
-  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K];
-};
-
-/** The async TaskStore contract: every method a Promise; `watch` instead of `dataVersion`. */
-export type Store = Omit<Async<TaskStore>, 'schedules' | 'dataVersion'> & {
-  readonly schedules: Async<ScheduleStore>;
-  /** Calls `listener` when another connection commits; returns the unsubscribe. */
-  watch(listener: () => void): () => void;
-};
-
-/** Every method of `target` as an async one: a throw becomes a rejection, as a real async call. */
-function promised<T extends object>(target: T): Async<T> {
-  return new Proxy(target, {
-    get(t, key) {
-      const v: unknown = Reflect.get(t, key);
-      return typeof v === 'function' ? async (...args: unknown[]) => v.apply(t, args) : v;
-    },
-  }) as unknown as Async<T>;
-}
-
-async function connectSqlite(file: string): Promise<Store> {
-  const sync = new SqliteTaskStore(file);
-  const timers = new Set<ReturnType<typeof setInterval>>();
-  const watch = (listener: () => void) => {
-    let seen = sync.dataVersion();
-    const timer = setInterval(() => {
-      if (!sync.db.open) return;
-      const v = sync.dataVersion();
-      if (v !== seen) {
-        seen = v;
-        listener();
-      }
-    }, 10);
-    timer.unref();
-    timers.add(timer);
-    return () => {
-      clearInterval(timer);
-      timers.delete(timer);
-    };
-  };
-  const close = async () => {
-    for (const t of timers) clearInterval(t);
-    timers.clear();
-    sync.close();
-  };
-  const store = promised(sync);
-  const schedules = promised(sync.schedules);
-  return new Proxy(store, {
-    get(t, key) {
-      if (key === 'watch') return watch;
-      if (key === 'close') return close;
-      if (key === 'schedules') return schedules;
-      if (key === 'dataVersion') return undefined;
-      return Reflect.get(t, key);
-    },
-  }) as unknown as Store;
-}
-// ---------------------------------------------------------------------------------------------
+/** A backend's connection: the store contract itself. */
+export type Store = TaskStore;
 
 const sqlite: Backend = {
   name: 'sqlite',
@@ -105,7 +41,7 @@ const sqlite: Backend = {
       destroy: async () => fs.rmSync(dir, { recursive: true, force: true }),
     };
   },
-  connect: connectSqlite,
+  connect: (location) => openStore(location, { watchIntervalMs: 10 }),
   knownDefects: ['retryFailedActionAttempt', 'searchAsciiCaseOnly'],
 };
 
