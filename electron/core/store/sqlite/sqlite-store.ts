@@ -4,7 +4,6 @@ import {
   FINISHED_STATUSES,
   type GroupInfo,
   type Metrics,
-  type MetricsRow,
   type QueueSettings,
   type Stats,
   type Task,
@@ -33,6 +32,20 @@ import { TaskInserter } from './insert-tasks.ts';
 import { Inbox } from './inbox.ts';
 import { splitByText } from './split-by-text.ts';
 import { newTaskRecord, toHistory, toTask, type HistoryRow, type TaskRow } from './rows.ts';
+import { sqlList } from './sql.ts';
+import {
+  CANCELLED_BY_USER,
+  CANCEL_NOW_STATUSES,
+  RELEASED_LEASE_END,
+  RETRYABLE_STATUSES,
+  cancelVerdict,
+  isFinished,
+  lostLeaseEnd,
+  orphanedReservationError,
+  removeRefusal,
+  retryVerdict,
+} from '../../policy/task-rules.ts';
+import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 
 const FINISHED = new Set<string>(FINISHED_STATUSES);
 
@@ -369,7 +382,7 @@ export class SqliteTaskStore implements TaskStore {
         this.st.cancelOrphans
           .all({
             now,
-            why: `the semaforo run process that was waiting for it (pid ${r.reserved_pid}) ended`,
+            why: orphanedReservationError(r.reserved_pid),
             owner: r.reserved_for,
           })
           .map((o) => o.id),
@@ -384,16 +397,18 @@ export class SqliteTaskStore implements TaskStore {
       for (const r of rows) {
         if (done.has(r.id)) continue;
         done.add(r.id);
-        const why = r.cancel_requested
-          ? 'cancelled while its worker was gone'
-          : `lease lost: worker ${r.lease_owner} stopped renewing (process ended or hung)`;
-        const to: TaskStatus = r.cancel_requested
-          ? 'cancelled'
-          : r.attempts >= r.max_attempts
-            ? 'failed'
-            : 'pending';
-        this.st.requeueLost.run({ to, why, now, id: r.id });
-        this.st.closeRunningAttempts.run(now, 'lost', why, r.id);
+        const end = lostLeaseEnd(
+          { attempts: r.attempts, maxAttempts: r.max_attempts, cancelRequested: r.cancel_requested === 1 },
+          r.lease_owner!,
+        );
+        this.st.requeueLost.run({
+          to: end.status,
+          why: end.error,
+          now,
+          id: r.id,
+          finished: isFinished(end.status) ? 1 : 0,
+        });
+        this.st.closeRunningAttempts.run(now, end.outcome, end.error, r.id);
       }
       return [...done, ...orphans];
     });
@@ -404,12 +419,7 @@ export class SqliteTaskStore implements TaskStore {
       const released: number[] = [];
       for (const id of taskIds) {
         if (this.st.release.run(now, id, worker.id).changes === 1) {
-          this.st.closeRunningAttempts.run(
-            now,
-            'released',
-            'worker shut down before it finished; not counted',
-            id,
-          );
+          this.st.closeRunningAttempts.run(now, RELEASED_LEASE_END.outcome, RELEASED_LEASE_END.error, id);
           released.push(id);
         }
       }
@@ -429,12 +439,9 @@ export class SqliteTaskStore implements TaskStore {
       for (const id of ids) {
         const row = this.st.get.get(id);
         if (!row) throw new NotFoundError(`task ${id} does not exist`);
-        if (row.status === 'pending') continue;
-        if (!['failed', 'cancelled', 'retrying'].includes(row.status)) {
-          throw new ConflictError(
-            `task ${id} is ${row.status}; only failed, cancelled or retrying tasks can be retried`,
-          );
-        }
+        const verdict = retryVerdict(id, statusOf(row));
+        if (verdict.action === 'skip') continue;
+        if (verdict.action === 'refuse') throw new ConflictError(verdict.reason);
         this.st.retry.run(now, id);
         this.st.action.run(id, row.attempts, now, now, 'retried', null);
         out.push(id);
@@ -463,13 +470,12 @@ export class SqliteTaskStore implements TaskStore {
       for (const id of ids) {
         const row = this.st.get.get(id);
         if (!row) throw new NotFoundError(`task ${id} does not exist`);
-        if (row.status === 'pending' || row.status === 'retrying') {
+        const verdict = cancelVerdict(statusOf(row));
+        if (verdict.action === 'cancel') {
           this.st.cancelWaiting.run(now, id);
-          this.st.action.run(id, row.attempts, now, now, 'cancelled', 'cancelled by the user');
+          this.st.action.run(id, row.attempts, now, now, 'cancelled', CANCELLED_BY_USER);
           cancelled.push(id);
-        } else if (row.status === 'running') {
-          // The worker running it aborts the handler and writes `cancelled` once it has stopped,
-          // so the slot stays taken until the work really ended.
+        } else if (verdict.action === 'request-stop') {
           this.st.requestCancel.run(id);
           requested.push(id);
         }
@@ -484,8 +490,8 @@ export class SqliteTaskStore implements TaskStore {
       for (const id of ids) {
         const row = this.st.get.get(id);
         if (!row) continue;
-        if (row.status === 'running')
-          throw new ConflictError(`task ${id} is running; cancel it before deleting it`);
+        const refusal = removeRefusal(id, statusOf(row));
+        if (refusal !== null) throw new ConflictError(refusal);
         this.st.deleteHistory.run(id);
         this.st.deleteTask.run(id);
         out.push(id);
@@ -667,35 +673,14 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   metrics(now: number, windowMs: number): Metrics {
-    const rows = this.st.finishedSince.all(now - windowMs);
-    const summarise = (keyOf: (r: (typeof rows)[number]) => string): MetricsRow[] => {
-      const buckets = new Map<string, typeof rows>();
-      for (const r of rows) {
-        const k = keyOf(r);
-        const list = buckets.get(k) ?? [];
-        list.push(r);
-        buckets.set(k, list);
-      }
-      return [...buckets].map(([key, list]) => {
-        const durations = list
-          .map((r) => (r.started_at !== null ? r.finished_at - r.started_at : null))
-          .filter((d): d is number => d !== null)
-          .sort((a, b) => a - b);
-        const done = list.filter((r) => r.status === 'done').length;
-        const failed = list.filter((r) => r.status === 'failed').length;
-        return {
-          key,
-          finished: list.length,
-          done,
-          failed,
-          throughput: list.length / (windowMs / 1000),
-          failureRate: done + failed > 0 ? failed / (done + failed) : 0,
-          p50Ms: percentile(durations, 0.5),
-          p95Ms: percentile(durations, 0.95),
-        };
-      });
-    };
-    return { windowMs, byKind: summarise((r) => r.kind), byGroup: summarise((r) => r.group_name) };
+    const rows = this.st.finishedSince.all(now - windowMs).map((r) => ({
+      kind: r.kind,
+      group: r.group_name,
+      status: r.status,
+      startedAt: r.started_at,
+      finishedAt: r.finished_at,
+    }));
+    return metricsOf(rows, windowMs);
   }
 
   dataVersion(): number {
@@ -707,10 +692,11 @@ export class SqliteTaskStore implements TaskStore {
   }
 }
 
-function percentile(sorted: readonly number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
+/**
+ * The row's status for the policy; a status this version does not know (a hand edit) is passed
+ * as is: it is on no edge of the transitions, so every rule refuses it.
+ */
+const statusOf = (row: TaskRow): TaskStatus => row.status as TaskStatus;
 
 type DoneFinish = Extract<Finish, { status: 'done' }>;
 type FailedFinish = Exclude<Finish, { status: 'done' }>;
@@ -800,12 +786,12 @@ function prepare(db: Database.Database) {
     ),
     cancelOrphans: p<{ now: number; why: string; owner: string }, { id: number }>(
       `UPDATE tasks SET status = 'cancelled', finished_at = @now, error = @why
-       WHERE reserved_for = @owner AND status IN ('pending', 'retrying') RETURNING id`,
+       WHERE reserved_for = @owner AND status IN (${sqlList(CANCEL_NOW_STATUSES)}) RETURNING id`,
     ),
     runningOf: p<[string], TaskRow>("SELECT * FROM tasks WHERE status = 'running' AND lease_owner = ?"),
-    requeueLost: p<{ to: string; why: string; now: number; id: number }>(
+    requeueLost: p<{ to: string; why: string; now: number; id: number; finished: number }>(
       `UPDATE tasks SET status = @to, error = @why, run_at = @now,
-         finished_at = CASE WHEN @to = 'pending' THEN NULL ELSE @now END,
+         finished_at = CASE WHEN @finished = 1 THEN @now END,
          lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, cancel_requested = 0
        WHERE id = @id AND status = 'running'`,
     ),
@@ -821,7 +807,7 @@ function prepare(db: Database.Database) {
       `UPDATE tasks SET status = 'pending', attempts = 0, retry_after_count = 0, run_at = ?,
          finished_at = NULL, cancel_requested = 0,
          reserved_for = NULL, reserved_pid = NULL, reserved_host = NULL -- any worker may run a retry
-       WHERE id = ? AND status IN ('failed', 'cancelled', 'retrying')`,
+       WHERE id = ? AND status IN (${sqlList(RETRYABLE_STATUSES)})`,
     ),
     failedIds: p<{ group: string | null; kind: string | null }, { id: number }>(
       `SELECT id FROM tasks WHERE status = 'failed' AND (@group IS NULL OR group_name = @group)
@@ -832,8 +818,8 @@ function prepare(db: Database.Database) {
        VALUES (?, 'action', ?, ?, ?, ?, ?)`,
     ),
     cancelWaiting: p<[number, number]>(
-      `UPDATE tasks SET status = 'cancelled', finished_at = ?, error = 'cancelled by the user'
-       WHERE id = ? AND status IN ('pending', 'retrying')`,
+      `UPDATE tasks SET status = 'cancelled', finished_at = ?, error = '${CANCELLED_BY_USER}'
+       WHERE id = ? AND status IN (${sqlList(CANCEL_NOW_STATUSES)})`,
     ),
     requestCancel: p<[number]>("UPDATE tasks SET cancel_requested = 1 WHERE id = ? AND status = 'running'"),
     deleteHistory: p<[number]>('DELETE FROM history WHERE task_id = ?'),
@@ -899,7 +885,7 @@ function prepare(db: Database.Database) {
       { kind: string; group_name: string; status: string; started_at: number | null; finished_at: number }
     >(
       `SELECT kind, group_name, status, started_at, finished_at FROM tasks INDEXED BY tasks_ended
-       WHERE status IN ('done', 'failed') AND finished_at IS NOT NULL AND finished_at >= ?`,
+       WHERE status IN (${sqlList(METRIC_STATUSES)}) AND finished_at IS NOT NULL AND finished_at >= ?`,
     ),
   };
 }
