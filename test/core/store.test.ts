@@ -240,4 +240,16 @@ describe('store', () => {
     expect(check.pragma('user_version', { simple: true })).toBe(99);
     check.close();
   });
+
+  it("shows a group's Retry-After block by the caller's clock after a group change", () => {
+    const store = new SqliteTaskStore(path.join(tempDir(), 'q.db'));
+    store.updateGroup('vendor', {}, 0);
+    store.db.prepare("UPDATE groups SET blocked_until = 5000 WHERE name = 'vendor'").run();
+    expect(store.updateGroup('vendor', { concurrency: 2 }, 4000)).toMatchObject({
+      concurrency: 2,
+      blockedUntil: 5000,
+    });
+    expect(store.updateGroup('vendor', { concurrency: 3 }, 6000).blockedUntil).toBeNull();
+    store.close();
+  });
 });

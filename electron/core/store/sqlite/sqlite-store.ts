@@ -509,7 +509,8 @@ export class SqliteTaskStore implements TaskStore {
     });
   }
 
-  updateGroup(name: string, update: GroupUpdate): GroupInfo {
+  /** `now` decides whether a Retry-After block still shows (the caller's clock; the wall clock by default). */
+  updateGroup(name: string, update: GroupUpdate, now: number = Date.now()): GroupInfo {
     this.commits.run('durable', () => {
       this.st.ensureGroup.run(name);
       if (update.concurrency !== undefined) this.st.groupConcurrency.run(update.concurrency, name);
@@ -519,7 +520,7 @@ export class SqliteTaskStore implements TaskStore {
       }
       if (update.paused !== undefined) this.st.groupPaused.run(update.paused ? 1 : 0, name);
     });
-    return this.stats(Date.now(), 0).groups.find((g) => g.name === name)!;
+    return this.stats(now, 0).groups.find((g) => g.name === name)!;
   }
 
   updateSettings(update: SettingsUpdate): QueueSettings {
