@@ -18,7 +18,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { LIMITS } from '../../../../shared/schemas.ts';
 import { rateRoom } from '../../policy/rate-limit.ts';
 import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
-import { toTask, type TaskRow } from './rows.ts';
+import { toTask, type TaskRow } from './task-columns.ts';
 
 /** Every priority a task can have (the CHECK on tasks.priority). */
 const PRIORITY_LIST = Array.from({ length: LIMITS.priority.max - LIMITS.priority.min + 1 }, (_, i) => i);

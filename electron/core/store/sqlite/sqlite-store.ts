@@ -31,7 +31,8 @@ import { Commits } from './commits.ts';
 import { TaskInserter } from './insert-tasks.ts';
 import { Inbox } from './inbox.ts';
 import { splitByText } from './split-by-text.ts';
-import { newTaskRecord, toHistory, toTask, type HistoryRow, type TaskRow } from './rows.ts';
+import { newTaskRecord, toHistory, type HistoryRow } from './rows.ts';
+import { toTask, type TaskRow } from './task-columns.ts';
 import { sqlList } from './sql.ts';
 import {
   CANCELLED_BY_USER,
@@ -154,7 +155,7 @@ export class SqliteTaskStore implements TaskStore {
     // A batch too big for one row takes several: one transaction keeps it all or nothing.
     const first =
       rows.length === 1 ? this.commits.statement('relaxed', append) : this.commits.run('relaxed', append);
-    return tasks.map((t, i) => ({ task: newTaskRecord(first + i, t, now), created: true }));
+    return rows.flat().map((t, i) => ({ task: newTaskRecord(first + i, t, now), created: true }));
   }
 
   /**
@@ -231,11 +232,13 @@ export class SqliteTaskStore implements TaskStore {
       freshAt.push(i);
     }
     if (fresh.length > 0) {
-      const first = this.inbox.add(this.inbox.rows(fresh), now);
+      const rows = this.inbox.rows(fresh);
+      const first = this.inbox.add(rows, now);
+      const stored = rows.flat();
       // Only these: an older row that cannot be moved now must not fail this enqueue.
       this.inbox.moveAll(first);
       for (let k = 0; k < fresh.length; k++) {
-        out[freshAt[k]!] = { task: newTaskRecord(first + k, fresh[k]!, now), created: true };
+        out[freshAt[k]!] = { task: newTaskRecord(first + k, stored[k]!, now), created: true };
       }
     }
     for (const [at, holder] of repeats) out[at] = { task: out[holder]!.task, created: false };
