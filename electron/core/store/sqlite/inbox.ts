@@ -11,7 +11,7 @@
  *
  * Ids: a row with n tasks has the id of its last task, and its tasks are id - n + 1 .. id. A new
  * row takes max(id) + n in the same statement, so the ids are final when the enqueue returns.
- * Once moved, only the newest row stays, emptied, to keep the sequence (see migration 7).
+ * Once moved, only the newest row stays, emptied, to keep the sequence (see schema.ts).
  *
  * The row is written by this code and read back by it, but the file is input from outside like
  * any other: a row that does not decode becomes failed tasks under its ids, with the reason.

@@ -44,8 +44,8 @@ export class TaskInserter {
     );
     this.addUnreadable = db.prepare(
       `INSERT INTO tasks (id, kind, name, group_name, priority, payload, status, max_attempts,
-         run_at, created_at, finished_at, error, inserted_by)
-       VALUES (?, '(unreadable)', 'unreadable task', 'default', 5, '{}', 'failed', 1, ?, ?, ?, ?, 1)`,
+         run_at, created_at, finished_at, error)
+       VALUES (?, '(unreadable)', 'unreadable task', 'default', 5, '{}', 'failed', 1, ?, ?, ?, ?)`,
     );
   }
 

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { SchemaTooNewError } from '../../errors.ts';
-import { LATEST_SCHEMA_VERSION, migrate } from './migrations.ts';
+import { migrate, schemaVersion } from './migrations.ts';
 
 export interface OpenOptions {
   /** How long a write waits for another process's transaction before "database busy". */
@@ -39,18 +38,16 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
   let snapshot = false;
   try {
     // Check before anything writes: even switching to WAL rewrites the header of a newer file.
-    let found: number;
     try {
-      found = db.pragma('user_version', { simple: true }) as number;
+      db.pragma('user_version', { simple: true });
     } catch (err) {
       const copy = file === ':memory:' ? null : readOnlySnapshot(file);
       if (!copy) throw err;
       db.close();
       db = copy;
       snapshot = true;
-      found = db.pragma('user_version', { simple: true }) as number;
     }
-    if (found > LATEST_SCHEMA_VERSION) throw new SchemaTooNewError(found, LATEST_SCHEMA_VERSION);
+    schemaVersion(db);
     if (!snapshot) {
       db.pragma('journal_mode = WAL');
       // Without a limit the -wal file keeps the size of the largest transaction it ever held (a

@@ -40,7 +40,6 @@ export interface TaskRow {
   reserved_host: string | null;
   schedule_id: number | null;
   scheduled_for: number | null;
-  inserted_by: number | null;
 }
 
 export type SqlValue = string | number | null;
@@ -202,8 +201,6 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     column: 'scheduled_for',
     enqueue: field('schedule.dueAt', (t) => t.schedule?.dueAt ?? null, isTime, true),
   },
-  // written by this version, which keeps the counters itself
-  { column: 'inserted_by', enqueue: constant(1) },
 ];
 
 type TaskField = Extract<Enqueued, { from: 'task' }>;
