@@ -116,7 +116,7 @@ export class ClaimStatements {
   }
 }
 
-export interface ClaimResult {
+interface ClaimResult {
   claimed: ClaimedTask[];
   nextWakeAt: number | null;
 }
@@ -197,8 +197,8 @@ export function claimReady(
   }
   const claimed: ClaimedTask[] = [];
   if (chosen.length > 0) {
-    // One statement for all: per-statement costs (a statement journal, the RETURNING table, the
-    // call) were a third of a claim when each task had its own.
+    // One statement for all: each statement has a cost of its own (a statement journal, the
+    // RETURNING table, the call) that would otherwise be paid per task.
     const rows = s.take.all(worker.id, now + leaseMs, worker.pid, worker.host, now, JSON.stringify(chosen));
     const byId = new Map(rows.map((r) => [r.id, r]));
     // In claim order (RETURNING has none), so the attempt rows are numbered in it too.

@@ -4,7 +4,7 @@
  * An enqueue appends one row holding all its tasks, as JSON, in one statement that needs no
  * explicit transaction: one page in the WAL however many tasks it carries. Writing each task
  * into `tasks` instead costs a page for the row, one per index it is in and one for the
- * counters, and those pages dominate a small commit (a single enqueue took 3x as long). The
+ * counters, and those pages dominate a small commit (test/bench/RESULTS.md has the figures). The
  * next write transaction of any process (a dispatcher's tick, an operator action, a read that
  * finds the inbox non-empty) moves every waiting row into `tasks` and its counters, inside that
  * transaction, so nobody ever reads a task half moved.
@@ -74,7 +74,7 @@ export class Inbox {
       `INSERT INTO inbox (id, n, tasks, created_at)
        SELECT coalesce(max(id), 0) + :n, :n, :tasks, :now FROM inbox`,
     );
-    // One task: SQLite's own new rowid is max(id) + 1 already (2 us less than the general form).
+    // One task: SQLite's own new rowid is max(id) + 1 already, without the subquery.
     this.appendOne = db.prepare('INSERT INTO inbox (n, tasks, created_at) VALUES (1, ?, ?)');
     this.waitingRows = db.prepare('SELECT id, n, created_at FROM inbox WHERE n > 0 AND id >= ? ORDER BY id');
     this.rowText = db.prepare('SELECT tasks FROM inbox WHERE id = ?');

@@ -7,13 +7,13 @@ import { APPLICATION_ID, SCHEMA_V1 } from './schema.ts';
  * runs in its own transaction together with the version bump, so a crash leaves either the old or
  * the new schema. Never edit a shipped migration: add the next one.
  */
-export interface Migration {
+interface Migration {
   version: number;
   description: string;
   up: (db: Database) => void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: 'tasks, history, groups, counters, settings, schedules, inbox',
@@ -21,7 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
 /**
  * The user_versions of the schema before 0.1.0 started it again at 1 (never released). Such a
@@ -30,7 +30,7 @@ export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 const PRE_RELEASE_VERSIONS = { from: 1, to: 7 };
 
 /** The file was written by a Semaforo from before schema version 1: it is left untouched. */
-export class PreReleaseSchemaError extends Error {
+class PreReleaseSchemaError extends Error {
   constructor(found: number) {
     super(
       `this database was written by a pre-release Semaforo (its schema version ${found} predates ` +

@@ -64,7 +64,7 @@ export type Enqueued =
       readonly optional: boolean;
     };
 
-export interface TaskColumn {
+interface TaskColumn {
   readonly column: keyof TaskRow & string;
   readonly enqueue: Enqueued;
   /** the Task property this column is read into (absent: kept for the store's own use) */
@@ -81,7 +81,7 @@ const orNull = (check: (v: unknown) => boolean) => (v: unknown) => v === null ||
  * The file is input from outside too (another version, a hand edit): unreadable JSON is shown
  * in place, not allowed to crash a face.
  */
-export function readJson(text: string | null, what: string): JsonValue | null {
+function readJson(text: string | null, what: string): JsonValue | null {
   if (text === null) return null;
   try {
     return JSON.parse(text) as JsonValue;
@@ -253,7 +253,7 @@ export function checkFields(s: unknown): string | null {
 /*
  * The two functions below run for every task enqueued or claimed. Built from the map as one
  * object literal each (one fixed shape, one call site per column), they cost what hand-written
- * ones do; filled property by property in a loop, they were twenty times slower.
+ * ones do (a loop filling the properties one by one costs many times that; see RESULTS.md).
  */
 
 const ROW_VALUES = TASK_COLUMNS.map((c) => {
