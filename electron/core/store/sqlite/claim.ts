@@ -18,21 +18,13 @@ import type { Database, Statement } from 'better-sqlite3';
 import { LIMITS } from '../../../../shared/schemas.ts';
 import { rateRoom } from '../../policy/rate-limit.ts';
 import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
+import type { GroupRow } from './queue-settings.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
 
 /** Every priority a task can have (the CHECK on tasks.priority). */
 const PRIORITY_LIST = Array.from({ length: LIMITS.priority.max - LIMITS.priority.min + 1 }, (_, i) => i);
 const PRIORITIES = PRIORITY_LIST.join(', ');
 const PRIORITY_ROWS = PRIORITY_LIST.map((p) => `(${p})`).join(', ');
-
-interface GroupRow {
-  name: string;
-  concurrency: number | null;
-  rate_limit: number | null;
-  rate_period_ms: number | null;
-  paused: number;
-  blocked_until: number | null;
-}
 
 interface Candidate {
   id: number;
