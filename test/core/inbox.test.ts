@@ -8,7 +8,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../electron/core/store/sqlite/migrations.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import type { WorkerIdentity } from '../../electron/core/store/task-store.ts';
 import { exited, newTaskRow, spawnNode, tempDir } from '../helpers.ts';
@@ -234,46 +233,6 @@ describe('the inbox', () => {
     expect(store.getTask(6)).toMatchObject({ name: 'after', status: 'pending' });
     const stats = store.stats(0, 0);
     expect(stats.counts).toMatchObject({ pending: 2, failed: 4 });
-    store.close();
-  });
-
-  it('upgrades a version-6 file: ids go on above every id used, older writers and dispatchers are refused', () => {
-    const file = path.join(tempDir(), 'q.db');
-    // A file as version 6 left it.
-    const v6 = new Database(file);
-    v6.pragma('journal_mode = WAL');
-    for (const m of MIGRATIONS.filter((m) => m.version <= 6)) {
-      m.up(v6);
-      v6.pragma(`user_version = ${m.version}`);
-    }
-    const legacyInsert = (counted: string) =>
-      `INSERT INTO tasks (kind, name, group_name, priority, payload, status, max_attempts, run_at, created_at${counted})
-       VALUES ('sleep', 'old', 'default', 5, '{"ms":0}', 'pending', 3, 0, 0${counted ? ', 1' : ''})`;
-    // Rows of an older writer (counted by the version-6 trigger), and a version-6 insert prepared.
-    v6.prepare(legacyInsert('')).run();
-    v6.prepare(legacyInsert('')).run();
-    // Task 7 ran and was purged; its attempt is still in the history.
-    v6.prepare(
-      "INSERT INTO history (task_id, type, attempt, started_at, outcome) VALUES (7, 'attempt', 1, 0, 'done')",
-    ).run();
-    const v6Insert = v6.prepare(legacyInsert(', counted'));
-    const v6Claim = v6.prepare(
-      `SELECT id FROM tasks INDEXED BY tasks_ready
-       WHERE group_name = 'default' AND status IN ('pending', 'retrying') AND reserved_for IS NULL`,
-    );
-
-    const store = openStore(file); // migrates to the latest
-    expect(store.stats(0, 0).counts.pending).toBe(2);
-    expect(store.enqueue([newTaskRow()], 1)[0]!.task.id).toBe(8); // above every id ever used
-
-    expect(() => v6Insert.run()).toThrow(/counted/);
-    expect(() => v6Claim.all()).toThrow(/no such index: tasks_ready/); // its dispatcher stops
-    expect(() => v6.prepare(legacyInsert('')).run()).toThrow(
-      /upgraded by a newer Semaforo: restart this process with the new version \(nothing was written\)/,
-    );
-    expect(store.listTasks({}).total).toBe(3);
-    expect(store.stats(0, 0).counts.pending).toBe(3);
-    v6.close();
     store.close();
   });
 });

@@ -246,4 +246,41 @@ describe('store', () => {
     expect(check.pragma('user_version', { simple: true })).toBe(99);
     check.close();
   });
+
+  it('refuses a file of a pre-release schema (before schema 1) with one clear line, without touching it', () => {
+    const file = path.join(tempDir(), 'q.db');
+    const old = new Database(file);
+    old.exec('CREATE TABLE tasks (id INTEGER PRIMARY KEY, inserted_by INTEGER)');
+    old.pragma('user_version = 7');
+    old.close();
+    const before = fs.readFileSync(file);
+    expect(() => new SqliteTaskStore(file)).toThrow(
+      /^this database was written by a pre-release Semaforo \(its schema version 7 predates schema 1 of Semaforo 0\.1\.0\) and cannot be opened; move it aside to start a new queue \(it is left untouched\)\.$/,
+    );
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('creates schema 1, marked as a Semaforo queue, and opens it again as it is', () => {
+    const file = path.join(tempDir(), 'q.db');
+    new SqliteTaskStore(file).close();
+    const check = new Database(file);
+    expect(check.pragma('user_version', { simple: true })).toBe(1);
+    expect(check.pragma('application_id', { simple: true })).toBe(0x53454d41);
+    check.close();
+    const again = new SqliteTaskStore(file);
+    expect(again.enqueue([newTaskRow()], 1)[0]!.task.id).toBe(1);
+    again.close();
+  });
+
+  it("shows a group's Retry-After block by the caller's clock after a group change", () => {
+    const store = new SqliteTaskStore(path.join(tempDir(), 'q.db'));
+    store.updateGroup('vendor', {}, 0);
+    store.db.prepare("UPDATE groups SET blocked_until = 5000 WHERE name = 'vendor'").run();
+    expect(store.updateGroup('vendor', { concurrency: 2 }, 4000)).toMatchObject({
+      concurrency: 2,
+      blockedUntil: 5000,
+    });
+    expect(store.updateGroup('vendor', { concurrency: 3 }, 6000).blockedUntil).toBeNull();
+    store.close();
+  });
 });

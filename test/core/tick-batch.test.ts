@@ -219,15 +219,16 @@ describe('a batched tick', () => {
 
     store = new SqliteTaskStore(file);
     expect(store.db.prepare('SELECT count(*) FROM sqlite_stat1').pluck().get()).toBe(0);
-    const internals = store as unknown as {
-      claimSql: { take: { source: string } };
-      st: { finishDoneMany: { source: string }; closeDoneMany: { source: string } };
-    };
-    for (const sql of [
-      internals.claimSql.take.source,
-      internals.st.finishDoneMany.source,
-      internals.st.closeDoneMany.source,
-    ]) {
+    const tick = (
+      store as unknown as {
+        ticks: {
+          claim: { take: { source: string } };
+          finishDoneMany: { source: string };
+          closeDoneMany: { source: string };
+        };
+      }
+    ).ticks;
+    for (const sql of [tick.claim.take.source, tick.finishDoneMany.source, tick.closeDoneMany.source]) {
       const plan = store.db
         .prepare(`EXPLAIN QUERY PLAN ${sql}`)
         .all(...(sql.includes('@') ? [{ now: 0, list: '[]', owner: 'x' }] : ['x', 0, 0, 'h', 0, '[]']))

@@ -15,24 +15,21 @@
  * one index probe, however many tasks wait in it.
  */
 import type { Database, Statement } from 'better-sqlite3';
+import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { LIMITS } from '../../../../shared/schemas.ts';
+import { TRANSITIONS } from '../../../../shared/transitions.ts';
 import { rateRoom } from '../../policy/rate-limit.ts';
 import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
-import { toTask, type TaskRow } from './rows.ts';
+import type { GroupRow } from './queue-settings.ts';
+import { sqlList } from './sql.ts';
+import { toTask, type TaskRow } from './task-columns.ts';
 
 /** Every priority a task can have (the CHECK on tasks.priority). */
 const PRIORITY_LIST = Array.from({ length: LIMITS.priority.max - LIMITS.priority.min + 1 }, (_, i) => i);
 const PRIORITIES = PRIORITY_LIST.join(', ');
 const PRIORITY_ROWS = PRIORITY_LIST.map((p) => `(${p})`).join(', ');
-
-interface GroupRow {
-  name: string;
-  concurrency: number | null;
-  rate_limit: number | null;
-  rate_period_ms: number | null;
-  paused: number;
-  blocked_until: number | null;
-}
+/** Written as the partial indexes tasks_claimable* say it, so the planner can use them. */
+const CLAIMABLE = sqlList(TRANSITIONS.claim.from);
 
 interface Candidate {
   id: number;
@@ -61,7 +58,7 @@ export class ClaimStatements {
   constructor(db: Database) {
     this.settings = db.prepare('SELECT global_concurrency, paused FROM settings WHERE id = 1');
     this.active = db.prepare(
-      "SELECT group_name, status, n FROM counts WHERE status IN ('running', 'pending', 'retrying') AND n > 0",
+      `SELECT group_name, status, n FROM counts WHERE status IN (${sqlList(ACTIVE_STATUSES)}) AND n > 0`,
     );
     this.groups = db.prepare(
       'SELECT name, concurrency, rate_limit, rate_period_ms, paused, blocked_until FROM groups',
@@ -75,14 +72,14 @@ export class ClaimStatements {
     // a priority went on through every task of it delayed into the future.
     this.candidates = db.prepare(
       `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_claimable
-       WHERE group_name = ? AND priority IN (${PRIORITIES}) AND status IN ('pending', 'retrying')
+       WHERE group_name = ? AND priority IN (${PRIORITIES}) AND status IN (${CLAIMABLE})
          AND reserved_for IS NULL AND run_at <= ?
        ORDER BY priority, run_at, id LIMIT ?`,
     );
     this.reservedCandidates = db.prepare(
       `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_claimable_reserved
        WHERE reserved_for = ? AND group_name = ? AND priority IN (${PRIORITIES})
-         AND status IN ('pending', 'retrying') AND reserved_for IS NOT NULL AND run_at <= ?
+         AND status IN (${CLAIMABLE}) AND reserved_for IS NOT NULL AND run_at <= ?
        ORDER BY priority, run_at, id LIMIT ?`,
     );
     // The last parameter is a JSON array of ids; `+status` keeps the planner on one rowid lookup
@@ -91,7 +88,7 @@ export class ClaimStatements {
       `UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_owner = ?,
          lease_expires_at = ?, owner_pid = ?, owner_host = ?, started_at = ?, progress = NULL,
          cancel_requested = 0
-       WHERE id IN (SELECT value FROM json_each(?)) AND +status IN ('pending', 'retrying') RETURNING *`,
+       WHERE id IN (SELECT value FROM json_each(?)) AND +status IN (${CLAIMABLE}) RETURNING *`,
     );
     // @list is a JSON array of [task id, attempt].
     this.addAttempts = db.prepare(
@@ -103,20 +100,20 @@ export class ClaimStatements {
     this.nextDue = db.prepare(
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
        SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable
-         WHERE group_name = ? AND priority = p.v AND status IN ('pending', 'retrying')
+         WHERE group_name = ? AND priority = p.v AND status IN (${CLAIMABLE})
            AND reserved_for IS NULL ORDER BY run_at LIMIT 1)) AS at FROM p`,
     );
     this.reservedNextDue = db.prepare(
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
        SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable_reserved
          WHERE reserved_for = ? AND group_name = ? AND priority = p.v
-           AND status IN ('pending', 'retrying') AND reserved_for IS NOT NULL
+           AND status IN (${CLAIMABLE}) AND reserved_for IS NOT NULL
          ORDER BY run_at LIMIT 1)) AS at FROM p`,
     );
   }
 }
 
-export interface ClaimResult {
+interface ClaimResult {
   claimed: ClaimedTask[];
   nextWakeAt: number | null;
 }
@@ -197,8 +194,8 @@ export function claimReady(
   }
   const claimed: ClaimedTask[] = [];
   if (chosen.length > 0) {
-    // One statement for all: per-statement costs (a statement journal, the RETURNING table, the
-    // call) were a third of a claim when each task had its own.
+    // One statement for all: each statement has a cost of its own (a statement journal, the
+    // RETURNING table, the call) that would otherwise be paid per task.
     const rows = s.take.all(worker.id, now + leaseMs, worker.pid, worker.host, now, JSON.stringify(chosen));
     const byId = new Map(rows.map((r) => [r.id, r]));
     // In claim order (RETURNING has none), so the attempt rows are numbered in it too.

@@ -13,8 +13,8 @@
  */
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 
-export type CommitKind = 'durable' | 'relaxed';
-export type QueueDurability = 'results' | 'full';
+type CommitKind = 'durable' | 'relaxed';
+type QueueDurability = 'results' | 'full';
 
 type Level = 'FULL' | 'NORMAL';
 
@@ -100,8 +100,7 @@ export class Commits {
 
   /**
    * Not a prepared statement run again: SQLite applies `PRAGMA synchronous = X` when the
-   * statement is prepared, and a re-run of a prepared one may do nothing (found in review: the
-   * level stayed NORMAL while the books said FULL).
+   * statement is prepared, and a re-run of a prepared one may do nothing.
    */
   private apply(level: Level): void {
     this.db.pragma(`synchronous = ${level}`);

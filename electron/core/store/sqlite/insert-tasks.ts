@@ -1,23 +1,28 @@
 /**
  * Writes new task rows, many per statement, with the ids the inbox handed out (inbox.ts). A
- * better-sqlite3 call costs about as much as the row it inserts (measured with callgrind: ~34k
- * instructions per call against ~36k for the row into this table and its indexes), so a batch
- * goes in as multi-row INSERTs of up to 64 rows, and the per-group counters are bumped once per
- * group and batch instead of by a trigger on every row.
+ * better-sqlite3 call costs about as much as the row it inserts, so a batch goes in as multi-row
+ * INSERTs, and the per-group counters are bumped once per group and batch rather than per row.
  *
  * Must run inside the caller's write transaction.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { NewTask } from '../task-store.ts';
+import { TASK_COLUMNS, TASK_FIELDS, fieldIndex, sqlLiteral, type SqlValue } from './task-columns.ts';
 
-const COLUMNS = `id, kind, name, group_name, priority, payload, status, max_attempts, run_at, timeout_ms,
-  unique_key, created_at, reserved_for, reserved_pid, reserved_host, schedule_id, scheduled_for, inserted_by`;
-// inserted_by = 1: written by this version, which keeps the counters itself (see migration 7).
-const ROW = "(?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)";
-const PARAMS_PER_ROW = 16;
-/** Statement sizes, largest first; any count is a sum of these. 64 x 16 parameters stays far
- * below SQLite's limit of 32,766. */
+/** Bound per row, in this order: the id, the stored fields, the enqueue time. */
+const BOUND = ['id', ...TASK_FIELDS.map((c) => c.column), 'created_at'];
+const CONSTANT = TASK_COLUMNS.flatMap((c) => (c.enqueue.from === 'constant' ? [c] : []));
+const COLUMNS = [...BOUND, ...CONSTANT.map((c) => c.column)].join(', ');
+const ROW = `(${[
+  ...BOUND.map(() => '?'),
+  ...CONSTANT.map((c) => sqlLiteral(c.enqueue.from === 'constant' ? c.enqueue.value : null)),
+].join(', ')})`;
+const PARAMS_PER_ROW = BOUND.length;
+/**
+ * Statement sizes, largest first; any count is a sum of these. 64 rows of parameters stay far
+ * below SQLite's limit of 32,766 per statement.
+ */
 const CHUNKS = [64, 16, 4, 1] as const;
+const GROUP_AT = fieldIndex('group_name');
 
 export class TaskInserter {
   private readonly byRows = new Map<number, Statement<unknown[]>>();
@@ -39,27 +44,37 @@ export class TaskInserter {
     );
     this.addUnreadable = db.prepare(
       `INSERT INTO tasks (id, kind, name, group_name, priority, payload, status, max_attempts,
-         run_at, created_at, finished_at, error, inserted_by)
-       VALUES (?, '(unreadable)', 'unreadable task', 'default', 5, '{}', 'failed', 1, ?, ?, ?, ?, 1)`,
+         run_at, created_at, finished_at, error)
+       VALUES (?, '(unreadable)', 'unreadable task', 'default', 5, '{}', 'failed', 1, ?, ?, ?, ?)`,
     );
   }
 
-  /** Inserts `tasks` as pending rows with the ids first, first + 1, ..., enqueued at `createdAt`. */
-  insert(tasks: readonly NewTask[], first: number, createdAt: readonly number[]): void {
+  /**
+   * Inserts pending rows from stored fields (task-columns.ts), with the ids first, first + 1,
+   * ..., enqueued at `createdAt`.
+   */
+  insert(tasks: readonly (readonly SqlValue[])[], first: number, createdAt: readonly number[]): void {
     let at = 0;
     for (const size of CHUNKS) {
       const statement = this.byRows.get(size)!;
       while (tasks.length - at >= size) {
-        const params = new Array<unknown>(size * PARAMS_PER_ROW);
-        for (let i = 0; i < size; i++)
-          bind(params, i * PARAMS_PER_ROW, first + at + i, tasks[at + i]!, createdAt[at + i]!);
+        const params = new Array<SqlValue>(size * PARAMS_PER_ROW);
+        let o = 0;
+        for (let i = at; i < at + size; i++) {
+          params[o++] = first + i;
+          for (const v of tasks[i]!) params[o++] = v;
+          params[o++] = createdAt[i]!;
+        }
         const { changes } = statement.run(params);
         if (changes !== size) throw new Error(`inserted ${changes} of ${size} task rows`);
         at += size;
       }
     }
     const perGroup = new Map<string, number>();
-    for (const t of tasks) perGroup.set(t.group, (perGroup.get(t.group) ?? 0) + 1);
+    for (const t of tasks) {
+      const group = t[GROUP_AT] as string;
+      perGroup.set(group, (perGroup.get(group) ?? 0) + 1);
+    }
     for (const [group, n] of perGroup) this.count(group, 'pending', n);
   }
 
@@ -78,23 +93,4 @@ export class TaskInserter {
     this.addGroup.run(group);
     this.addCount.run(group, status, n);
   }
-}
-
-function bind(params: unknown[], o: number, id: number, t: NewTask, now: number): void {
-  params[o] = id;
-  params[o + 1] = t.kind;
-  params[o + 2] = t.name;
-  params[o + 3] = t.group;
-  params[o + 4] = t.priority;
-  params[o + 5] = t.payload;
-  params[o + 6] = t.maxAttempts;
-  params[o + 7] = t.runAt;
-  params[o + 8] = t.timeout;
-  params[o + 9] = t.unique;
-  params[o + 10] = now;
-  params[o + 11] = t.reservedFor?.id ?? null;
-  params[o + 12] = t.reservedFor?.pid ?? null;
-  params[o + 13] = t.reservedFor?.host ?? null;
-  params[o + 14] = t.schedule?.id ?? null;
-  params[o + 15] = t.schedule?.dueAt ?? null;
 }

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { SchemaTooNewError } from '../../errors.ts';
-import { LATEST_SCHEMA_VERSION, migrate } from './migrations.ts';
+import { migrate, schemaVersion } from './migrations.ts';
 
 export interface OpenOptions {
   /** How long a write waits for another process's transaction before "database busy". */
@@ -39,18 +38,16 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
   let snapshot = false;
   try {
     // Check before anything writes: even switching to WAL rewrites the header of a newer file.
-    let found: number;
     try {
-      found = db.pragma('user_version', { simple: true }) as number;
+      db.pragma('user_version', { simple: true });
     } catch (err) {
       const copy = file === ':memory:' ? null : readOnlySnapshot(file);
       if (!copy) throw err;
       db.close();
       db = copy;
       snapshot = true;
-      found = db.pragma('user_version', { simple: true }) as number;
     }
-    if (found > LATEST_SCHEMA_VERSION) throw new SchemaTooNewError(found, LATEST_SCHEMA_VERSION);
+    schemaVersion(db);
     if (!snapshot) {
       db.pragma('journal_mode = WAL');
       // Without a limit the -wal file keeps the size of the largest transaction it ever held (a
@@ -59,8 +56,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
     }
     // 8 MB of page cache, not SQLite's 16: a queue's hot pages (the ends of its indexes) fit
-    // many times over, and a worker drained 200,000 tasks at the same rate with ~9 MB less RSS
-    // (a name search that scans 100,000 tasks took 8.9 ms instead of 7.7).
+    // many times over, and each worker process holds less memory (RESULTS.md, worker memory).
     db.pragma('cache_size = -8000');
     // The synchronous level is set per commit by Commits (commits.ts).
     db.pragma('foreign_keys = OFF');
@@ -77,9 +73,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
  * The store's statements are written for the planner's estimates without statistics: the claim
  * and the finishes join a JSON list of ids to tasks and history and need one rowid lookup per
  * entry. Statistics from an ANALYZE run while the file was small (by any tool, or PRAGMA
- * optimize) made the planner scan the whole table for each tick instead (a drain of 20,000 tasks
- * took minutes, not a second), so they are dropped; `ANALYZE sqlite_schema` makes this connection
- * forget the ones it loaded. A connection that cannot write keeps them: it never ticks.
+ * optimize) can make the planner scan the whole table for each tick instead, so they are
+ * dropped; `ANALYZE sqlite_schema` makes this connection forget the ones it loaded. A
+ * connection that cannot write keeps them: it never ticks.
  */
 function dropPlannerStatistics(db: Database.Database): void {
   const tables = db
@@ -100,8 +96,8 @@ function dropPlannerStatistics(db: Database.Database): void {
 function tightenMode(file: string): void {
   try {
     const st = fs.statSync(file);
-    // Only take group and other bits away: a file its owner made read-only stays read-only (0600
-    // here silently made it writable again, and the next enqueue wrote to it).
+    // Only take group and other bits away: a file its owner made read-only stays read-only
+    // (a fixed 0600 would make it writable again behind the owner's back).
     if (process.getuid && st.uid === process.getuid() && (st.mode & 0o077) !== 0)
       fs.chmodSync(file, st.mode & 0o700);
   } catch {

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import {
+  ACTIVE_STATUSES,
   MISSED_POLICIES,
   OVERLAP_POLICIES,
   TASK_STATUSES,
@@ -12,6 +13,7 @@ import type { FireResult, NewSchedule, StoredSchedule } from '../schedule-store.
 import type { SyncScheduleStore } from './sync-store.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
 import type { Commits } from './commits.ts';
+import { sqlList } from './sql.ts';
 import { recurrenceOf, type DueSchedule, type FirePlan } from '../../schedule/plan.ts';
 
 interface ScheduleRow {
@@ -134,7 +136,7 @@ export class SqliteScheduleStore implements SyncScheduleStore {
         `${SELECT} WHERE s.enabled = 1 AND s.next_due_at <= ? ORDER BY s.next_due_at LIMIT 100`,
       ),
       active: p<[number], { n: number }>(
-        `SELECT count(*) AS n FROM tasks WHERE schedule_id = ? AND status IN ('pending', 'running', 'retrying')`,
+        `SELECT count(*) AS n FROM tasks WHERE schedule_id = ? AND status IN (${sqlList(ACTIVE_STATUSES)})`,
       ),
       advance: p<[number | null, number, number, number, number], unknown>(
         `UPDATE schedules SET next_due_at = ?, skipped_missed = skipped_missed + ?,

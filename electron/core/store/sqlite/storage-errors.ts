@@ -12,7 +12,7 @@ import path from 'node:path';
 import { StorageError, type StorageCondition } from '../../errors.ts';
 
 /** Whether this process may write a path, as the kernel answers access(2). */
-export type Access = 'yes' | 'no' | 'read-only-fs' | 'missing' | 'unknown';
+type Access = 'yes' | 'no' | 'read-only-fs' | 'missing' | 'unknown';
 
 export interface StorageFacts {
   /** bytes free to this user on the file system holding the database; null if unknown */
@@ -24,7 +24,7 @@ export interface StorageFacts {
 }
 
 /** With less free than this, an I/O error while writing is taken for a full disk. */
-export const NEARLY_FULL_BYTES = 1024 * 1024;
+const NEARLY_FULL_BYTES = 1024 * 1024;
 
 const FULL_ERRNOS = new Set(['ENOSPC', 'EDQUOT']);
 
@@ -88,7 +88,7 @@ function readOnlyReason(code: string, file: string, facts: StorageFacts): string
 }
 
 /** The facts `classifyStorageError` needs, looked up now. Never throws. */
-export function storageFacts(file: string): StorageFacts {
+function storageFacts(file: string): StorageFacts {
   let freeBytes: number | null = null;
   try {
     const s = fs.statfsSync(path.dirname(file));

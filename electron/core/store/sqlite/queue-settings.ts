@@ -1,0 +1,140 @@
+/** The queue's settings and each group's limits, as the operator sets them. */
+import type { Database, Statement } from 'better-sqlite3';
+import { emptyCounts, type GroupInfo, type QueueSettings } from '../../../../shared/domain.ts';
+import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
+import type { Commits } from './commits.ts';
+
+/** A row of `groups`. */
+export interface GroupRow {
+  name: string;
+  concurrency: number | null;
+  rate_limit: number | null;
+  rate_period_ms: number | null;
+  paused: number;
+  blocked_until: number | null;
+}
+
+/** What a row of `groups` holds when created (the table's defaults). */
+export const NEW_GROUP: Omit<GroupRow, 'name'> = {
+  concurrency: null,
+  rate_limit: null,
+  rate_period_ms: null,
+  paused: 0,
+  blocked_until: null,
+};
+
+export function toGroupInfo(g: GroupRow, now: number, rateUsed: number): GroupInfo {
+  return {
+    name: g.name,
+    concurrency: g.concurrency,
+    rate:
+      g.rate_limit !== null && g.rate_period_ms !== null
+        ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
+        : null,
+    paused: g.paused === 1,
+    blockedUntil: g.blocked_until !== null && g.blocked_until > now ? g.blocked_until : null,
+    counts: emptyCounts(),
+    rateUsed,
+  };
+}
+
+interface SettingsRow {
+  global_concurrency: number;
+  paused: number;
+  retention_days: number;
+  notify_enabled: number;
+  notify_groups: string | null;
+  failure_webhook: string | null;
+  durability: string;
+}
+
+/** The stored group list of the notification filter; anything unreadable means "every group". */
+function readGroupList(text: string | null): string[] | null {
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) && v.every((g) => typeof g === 'string') ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+export class QueueSettingsStore {
+  private readonly commits: Commits;
+  private readonly read: Statement<[], SettingsRow>;
+  private readonly ensureGroup: Statement<[string]>;
+  private readonly groupConcurrency: Statement<[number | null, string]>;
+  private readonly groupRate: Statement<[number | null, number | null, string]>;
+  private readonly clearStarts: Statement<[string]>;
+  private readonly groupPaused: Statement<[number, string]>;
+  /** one statement per setting, each `UPDATE settings SET <column> = ?` */
+  private readonly set: Record<keyof SettingsRow, Statement<[string | number | null]>>;
+
+  constructor(db: Database, commits: Commits) {
+    this.commits = commits;
+    this.read = db.prepare(
+      `SELECT global_concurrency, paused, retention_days, notify_enabled, notify_groups, failure_webhook,
+         durability
+       FROM settings WHERE id = 1`,
+    );
+    this.ensureGroup = db.prepare('INSERT OR IGNORE INTO groups (name) VALUES (?)');
+    this.groupConcurrency = db.prepare('UPDATE groups SET concurrency = ? WHERE name = ?');
+    this.groupRate = db.prepare('UPDATE groups SET rate_limit = ?, rate_period_ms = ? WHERE name = ?');
+    this.clearStarts = db.prepare('DELETE FROM group_starts WHERE group_name = ?');
+    this.groupPaused = db.prepare('UPDATE groups SET paused = ? WHERE name = ?');
+    const set = (column: keyof SettingsRow) =>
+      db.prepare<[string | number | null]>(`UPDATE settings SET ${column} = ? WHERE id = 1`);
+    this.set = {
+      global_concurrency: set('global_concurrency'),
+      paused: set('paused'),
+      retention_days: set('retention_days'),
+      notify_enabled: set('notify_enabled'),
+      notify_groups: set('notify_groups'),
+      failure_webhook: set('failure_webhook'),
+      durability: set('durability'),
+    };
+  }
+
+  settings(): QueueSettings {
+    const s = this.read.get()!;
+    return {
+      globalConcurrency: s.global_concurrency,
+      paused: s.paused === 1,
+      retentionDays: s.retention_days,
+      notifications: { enabled: s.notify_enabled === 1, groups: readGroupList(s.notify_groups) },
+      failureWebhook: s.failure_webhook,
+      durability: s.durability === 'full' ? 'full' : 'results',
+    };
+  }
+
+  /** Writes the group's limits; the caller reads the group back. */
+  updateGroup(name: string, update: GroupUpdate): void {
+    this.commits.run('durable', () => {
+      this.ensureGroup.run(name);
+      if (update.concurrency !== undefined) this.groupConcurrency.run(update.concurrency, name);
+      if (update.rate !== undefined) {
+        this.groupRate.run(update.rate?.limit ?? null, update.rate?.periodMs ?? null, name);
+        if (update.rate === null) this.clearStarts.run(name);
+      }
+      if (update.paused !== undefined) this.groupPaused.run(update.paused ? 1 : 0, name);
+    });
+  }
+
+  updateSettings(update: SettingsUpdate): QueueSettings {
+    this.commits.run('durable', () => {
+      const s = this.set;
+      if (update.globalConcurrency !== undefined) s.global_concurrency.run(update.globalConcurrency);
+      if (update.paused !== undefined) s.paused.run(update.paused ? 1 : 0);
+      if (update.retentionDays !== undefined) s.retention_days.run(update.retentionDays);
+      if (update.notifications !== undefined) {
+        const n = update.notifications;
+        if (n.enabled !== undefined) s.notify_enabled.run(n.enabled ? 1 : 0);
+        if (n.groups !== undefined) s.notify_groups.run(n.groups === null ? null : JSON.stringify(n.groups));
+      }
+      if (update.failureWebhook !== undefined) s.failure_webhook.run(update.failureWebhook);
+      if (update.durability !== undefined) s.durability.run(update.durability);
+    });
+    if (update.durability !== undefined) this.commits.queueDurabilityChanged(update.durability);
+    return this.settings();
+  }
+}

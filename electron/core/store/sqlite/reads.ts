@@ -1,0 +1,200 @@
+/**
+ * Reads of tasks for the faces: one task with its history, pages of the list, failures since a
+ * cursor, the overview's counts and the metrics. Each read includes the tasks still waiting in
+ * the inbox (enqueue.ts), read in one snapshot with `tasks`.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import {
+  FINISHED_STATUSES,
+  emptyCounts,
+  type GroupInfo,
+  type Metrics,
+  type QueueSettings,
+  type Stats,
+  type Task,
+  type TaskPage,
+  type TaskStatus,
+  type TaskWithHistory,
+} from '../../../../shared/domain.ts';
+import type { ListQuery } from '../../../../shared/schemas.ts';
+import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
+import type { Intake } from './enqueue.ts';
+import { NEW_GROUP, toGroupInfo, type GroupRow } from './queue-settings.ts';
+import { toHistory, type HistoryRow } from './rows.ts';
+import { sqlList } from './sql.ts';
+import { toTask, type TaskRow } from './task-columns.ts';
+
+const FINISHED = new Set<string>(FINISHED_STATUSES);
+
+const SORT_COLUMNS = {
+  createdAt: 'id',
+  priority: 'priority',
+  runAt: 'run_at',
+  finishedAt: 'finished_at',
+  name: 'name',
+} as const;
+
+interface FinishedRow {
+  kind: string;
+  group_name: string;
+  status: string;
+  started_at: number | null;
+  finished_at: number;
+}
+
+export class Reads {
+  private readonly db: Database;
+  private readonly intake: Intake;
+  private readonly settings: () => QueueSettings;
+  private readonly get: Statement<[number], TaskRow>;
+  private readonly history: Statement<[number], HistoryRow>;
+  private readonly groups: Statement<[], GroupRow>;
+  private readonly windowCount: Statement<[string, number], { n: number }>;
+  private readonly counts: Statement<[], { group_name: string; status: string; n: number }>;
+  private readonly failedAfter: Statement<{ at: number; id: number; limit: number }, TaskRow>;
+  private readonly recentFailures: Statement<[number], TaskRow>;
+  private readonly finishedSince: Statement<[number], FinishedRow>;
+
+  constructor(db: Database, intake: Intake, settings: () => QueueSettings) {
+    this.db = db;
+    this.intake = intake;
+    this.settings = settings;
+    this.get = db.prepare('SELECT * FROM tasks WHERE id = ?');
+    this.history = db.prepare('SELECT * FROM history WHERE task_id = ? ORDER BY id');
+    this.groups = db.prepare('SELECT * FROM groups ORDER BY name');
+    this.windowCount = db.prepare(
+      'SELECT count(*) AS n FROM group_starts WHERE group_name = ? AND started_at > ?',
+    );
+    this.counts = db.prepare('SELECT group_name, status, n FROM counts');
+    this.failedAfter = db.prepare(
+      `SELECT * FROM tasks INDEXED BY tasks_ended
+       WHERE status = 'failed' AND finished_at IS NOT NULL AND finished_at >= @at
+         AND (finished_at > @at OR id > @id)
+       ORDER BY finished_at, id LIMIT @limit`,
+    );
+    this.recentFailures = db.prepare(
+      `SELECT * FROM tasks INDEXED BY tasks_ended WHERE status = 'failed' AND finished_at IS NOT NULL
+       ORDER BY finished_at DESC, id DESC LIMIT ?`,
+    );
+    this.finishedSince = db.prepare(
+      `SELECT kind, group_name, status, started_at, finished_at FROM tasks INDEXED BY tasks_ended
+       WHERE status IN (${sqlList(METRIC_STATUSES)}) AND finished_at IS NOT NULL AND finished_at >= ?`,
+    );
+  }
+
+  getTask(id: number): TaskWithHistory | null {
+    const waiting = this.intake.takeInWaiting();
+    return this.intake.readAsOne(waiting, () => {
+      const row =
+        this.get.get(id) ??
+        (waiting === null
+          ? undefined
+          : this.db.prepare<[number], TaskRow>(`SELECT * FROM ${waiting} WHERE id = ?`).get(id));
+      if (!row) return null;
+      return { ...toTask(row), history: this.history.all(id).map(toHistory) };
+    });
+  }
+
+  listTasks(q: ListQuery): TaskPage {
+    const waiting = this.intake.takeInWaiting();
+    const from = waiting === null ? 'tasks' : `(SELECT * FROM main.tasks UNION ALL SELECT * FROM ${waiting})`;
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (q.status && q.status.length > 0) {
+      where.push(`status IN (${q.status.map(() => '?').join(', ')})`);
+      params.push(...q.status);
+      // Always true of finished tasks; said, it lets the planner read the partial tasks_ended in
+      // finish order. Only for that sort: for others, tasks_status (status, id) serves better.
+      if (q.sort === 'finishedAt' && q.status.every((st) => FINISHED.has(st)))
+        where.push('finished_at IS NOT NULL');
+    }
+    if (q.group) {
+      where.push('group_name = ?');
+      params.push(q.group);
+    }
+    if (q.kind) {
+      where.push('kind = ?');
+      params.push(q.kind);
+    }
+    if (q.search) {
+      where.push("name LIKE ? ESCAPE '\\'");
+      params.push(`%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const col = SORT_COLUMNS[q.sort ?? 'createdAt'];
+    const order = q.order ?? 'desc';
+    const limit = q.limit ?? 100;
+    const offset = q.offset ?? 0;
+    return this.intake.readAsOne(waiting, () => {
+      const rows = this.db
+        .prepare<(string | number)[], TaskRow>(
+          `SELECT * FROM ${from} ${clause} ORDER BY ${col} ${order}, id ${order} LIMIT ? OFFSET ?`,
+        )
+        .all(...params, limit, offset);
+      const total = this.db
+        .prepare<(string | number)[], { n: number }>(`SELECT count(*) AS n FROM ${from} ${clause}`)
+        .get(...params)!.n;
+      return { tasks: rows.map(toTask), total };
+    });
+  }
+
+  failedSince(after: { at: number; id: number }, limit: number): Task[] {
+    return this.failedAfter.all({ at: after.at, id: after.id, limit }).map(toTask);
+  }
+
+  stats(now: number, recentFailures: number): Stats {
+    const waiting = this.intake.takeInWaiting();
+    return this.intake.readAsOne(waiting, () => this.statsOf(waiting, now, recentFailures));
+  }
+
+  private statsOf(waiting: string | null, now: number, recentFailures: number): Stats {
+    const counts = emptyCounts();
+    const byGroup = new Map<string, GroupInfo>();
+    for (const g of this.groups.all()) {
+      let rateUsed = 0;
+      if (g.rate_limit !== null && g.rate_period_ms !== null) {
+        rateUsed = this.windowCount.get(g.name, now - g.rate_period_ms)!.n;
+      }
+      byGroup.set(g.name, toGroupInfo(g, now, rateUsed));
+    }
+    const counted = this.counts.all();
+    if (waiting !== null) {
+      const rows = this.db
+        .prepare<[], { group_name: string; n: number }>(
+          `SELECT group_name, count(*) AS n FROM ${waiting} GROUP BY group_name`,
+        )
+        .all();
+      for (const r of rows) {
+        counted.push({ group_name: r.group_name, status: 'pending', n: r.n });
+        // a group first named by a waiting task has no row yet: the defaults of a new row
+        if (!byGroup.has(r.group_name)) {
+          byGroup.set(r.group_name, toGroupInfo({ ...NEW_GROUP, name: r.group_name }, now, 0));
+        }
+      }
+    }
+    for (const c of counted) {
+      if (!(c.status in counts)) continue;
+      const status = c.status as TaskStatus;
+      counts[status] += c.n;
+      const g = byGroup.get(c.group_name);
+      if (g) g.counts[status] += c.n;
+    }
+    return {
+      counts,
+      settings: this.settings(),
+      groups: [...byGroup.values()],
+      recentFailures: recentFailures > 0 ? this.recentFailures.all(recentFailures).map(toTask) : [],
+    };
+  }
+
+  metrics(now: number, windowMs: number): Metrics {
+    const rows = this.finishedSince.all(now - windowMs).map((r) => ({
+      kind: r.kind,
+      group: r.group_name,
+      status: r.status,
+      startedAt: r.started_at,
+      finishedAt: r.finished_at,
+    }));
+    return metricsOf(rows, windowMs);
+  }
+}

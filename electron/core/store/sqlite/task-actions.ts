@@ -1,0 +1,161 @@
+/**
+ * What an operator does to tasks: retry, cancel, delete, reprioritise, and retention's purge.
+ * Which tasks each may touch is the policy's (policy/task-rules.ts); each action on a task is
+ * recorded in its history.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import { FINISHED_STATUSES, type Task, type TaskStatus } from '../../../../shared/domain.ts';
+import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
+import type { RetryFilter } from '../../../../shared/schemas.ts';
+import {
+  CANCELLED_BY_USER,
+  CANCEL_NOW_STATUSES,
+  RETRYABLE_STATUSES,
+  cancelVerdict,
+  removeRefusal,
+  retryVerdict,
+} from '../../policy/task-rules.ts';
+import type { Commits } from './commits.ts';
+import { sqlList } from './sql.ts';
+import { toTask, type TaskRow } from './task-columns.ts';
+
+/**
+ * The row's status for the policy; a status this version does not know (a hand edit) is passed
+ * as is: it is on no edge of the transitions, so every rule refuses it.
+ */
+const statusOf = (row: TaskRow): TaskStatus => row.status as TaskStatus;
+
+export class TaskActions {
+  private readonly commits: Commits;
+  private readonly get: Statement<[number], TaskRow>;
+  private readonly action: Statement<[number, number, number, number, string, string | null]>;
+  private readonly retryOne: Statement<[number, number]>;
+  private readonly failedIds: Statement<{ group: string | null; kind: string | null }, { id: number }>;
+  private readonly cancelWaiting: Statement<[number, number]>;
+  private readonly requestCancel: Statement<[number]>;
+  private readonly deleteHistory: Statement<[number]>;
+  private readonly deleteTask: Statement<[number]>;
+  private readonly setPriorityOf: Statement<[number, number], TaskRow>;
+  private readonly purgeHistory: Statement<[number]>;
+  private readonly purgeTasks: Statement<[number]>;
+
+  constructor(db: Database, commits: Commits) {
+    this.commits = commits;
+    this.get = db.prepare('SELECT * FROM tasks WHERE id = ?');
+    this.action = db.prepare(
+      `INSERT INTO history (task_id, type, attempt, started_at, ended_at, outcome, error)
+       VALUES (?, 'action', ?, ?, ?, ?, ?)`,
+    );
+    this.retryOne = db.prepare(
+      `UPDATE tasks SET status = 'pending', attempts = 0, retry_after_count = 0, run_at = ?,
+         finished_at = NULL, cancel_requested = 0,
+         reserved_for = NULL, reserved_pid = NULL, reserved_host = NULL -- any worker may run a retry
+       WHERE id = ? AND status IN (${sqlList(RETRYABLE_STATUSES)})`,
+    );
+    this.failedIds = db.prepare(
+      `SELECT id FROM tasks WHERE status = 'failed' AND (@group IS NULL OR group_name = @group)
+       AND (@kind IS NULL OR kind = @kind) ORDER BY id`,
+    );
+    this.cancelWaiting = db.prepare(
+      `UPDATE tasks SET status = 'cancelled', finished_at = ?, error = '${CANCELLED_BY_USER}'
+       WHERE id = ? AND status IN (${sqlList(CANCEL_NOW_STATUSES)})`,
+    );
+    this.requestCancel = db.prepare(
+      "UPDATE tasks SET cancel_requested = 1 WHERE id = ? AND status = 'running'",
+    );
+    this.deleteHistory = db.prepare('DELETE FROM history WHERE task_id = ?');
+    this.deleteTask = db.prepare('DELETE FROM tasks WHERE id = ?');
+    this.setPriorityOf = db.prepare('UPDATE tasks SET priority = ? WHERE id = ? RETURNING *');
+    const ended = `SELECT id FROM tasks INDEXED BY tasks_ended
+       WHERE status IN (${sqlList(FINISHED_STATUSES)}) AND finished_at IS NOT NULL AND finished_at < ?`;
+    this.purgeHistory = db.prepare(`DELETE FROM history WHERE task_id IN (${ended})`);
+    this.purgeTasks = db.prepare(`DELETE FROM tasks WHERE id IN (${ended})`);
+  }
+
+  private row(id: number): TaskRow {
+    const row = this.get.get(id);
+    if (!row) throw new NotFoundError(`task ${id} does not exist`);
+    return row;
+  }
+
+  retry(ids: readonly number[], now: number): number[] {
+    return this.commits.run('durable', () => {
+      const out: number[] = [];
+      for (const id of ids) {
+        const row = this.row(id);
+        const verdict = retryVerdict(id, statusOf(row));
+        if (verdict.action === 'skip') continue;
+        if (verdict.action === 'refuse') throw new ConflictError(verdict.reason);
+        this.retryOne.run(now, id);
+        this.action.run(id, row.attempts, now, now, 'retried', null);
+        out.push(id);
+      }
+      return out;
+    });
+  }
+
+  retryFailed(filter: RetryFilter, now: number): number[] {
+    return this.commits.run('durable', () => {
+      const ids = this.failedIds
+        .all({ group: filter.group ?? null, kind: filter.kind ?? null })
+        .map((r) => r.id);
+      for (const id of ids) {
+        this.retryOne.run(now, id);
+        this.action.run(id, 0, now, now, 'retried', null);
+      }
+      return ids;
+    });
+  }
+
+  cancel(ids: readonly number[], now: number): { cancelled: number[]; requested: number[] } {
+    return this.commits.run('durable', () => {
+      const cancelled: number[] = [];
+      const requested: number[] = [];
+      for (const id of ids) {
+        const row = this.row(id);
+        const verdict = cancelVerdict(statusOf(row));
+        if (verdict.action === 'cancel') {
+          this.cancelWaiting.run(now, id);
+          this.action.run(id, row.attempts, now, now, 'cancelled', CANCELLED_BY_USER);
+          cancelled.push(id);
+        } else if (verdict.action === 'request-stop') {
+          this.requestCancel.run(id);
+          requested.push(id);
+        }
+      }
+      return { cancelled, requested };
+    });
+  }
+
+  remove(ids: readonly number[]): number[] {
+    return this.commits.run('durable', () => {
+      const out: number[] = [];
+      for (const id of ids) {
+        const row = this.get.get(id);
+        if (!row) continue;
+        const refusal = removeRefusal(id, statusOf(row));
+        if (refusal !== null) throw new ConflictError(refusal);
+        this.deleteHistory.run(id);
+        this.deleteTask.run(id);
+        out.push(id);
+      }
+      return out;
+    });
+  }
+
+  setPriority(id: number, priority: number, now: number): Task {
+    return this.commits.run('durable', () => {
+      const row = this.setPriorityOf.get(priority, id);
+      if (!row) throw new NotFoundError(`task ${id} does not exist`);
+      this.action.run(id, row.attempts, now, now, 'priority', `priority set to ${priority}`);
+      return toTask(row);
+    });
+  }
+
+  purgeFinished(before: number): number {
+    return this.commits.run('durable', () => {
+      this.purgeHistory.run(before);
+      return this.purgeTasks.run(before).changes;
+    });
+  }
+}
