@@ -60,6 +60,9 @@ Example (crontab):
       privateWorker: true,
       workerLabel: 'run',
       handlers: [defineHandler(shell)],
+      // One task, watched by this process alone: hear of its end at once, not at the next
+      // coalesced batch (200 ms by default; the bulk of a `run -- true`'s wall time).
+      eventIntervalMs: 0,
     });
     const { task, created } = namingOptions(TASK_OPTION_NAMES, () => engine.enqueue(spec));
     if (!created) {
