@@ -103,6 +103,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'serve the dashboard and its API over HTTP, and run a dispatcher',
     load: async (ctx) => (await import('./commands/serve.ts')).serveCommand(ctx),
   },
+  'install-cli': {
+    term: 'install-cli [options]',
+    summary: "write a `semaforo` launcher into ~/.local/bin that runs this project's Node 22",
+    load: async (ctx) => (await import('./commands/install-cli.ts')).installCliCommand(ctx),
+  },
 };
 
 /** Global options that take a value, so the word after them is not the command's name. */

@@ -14,6 +14,7 @@ import {
   wholeNumber,
   type OptionNames,
   type TaskOptions,
+  withCallerCwd,
 } from '../task-options.ts';
 import { readLines } from '../read-lines.ts';
 import { loadKinds } from '../kinds.ts';
@@ -38,7 +39,7 @@ Examples:
       if (command.length > 0)
         throw new ValidationError([{ path: '--stdin', message: 'cannot be combined with a command' }]);
       const specs = await readSpecs(ctx);
-      const results = engine.enqueueMany(specs);
+      const results = engine.enqueueMany(specs.map(withCallerCwd));
       ctx.print(
         cmd,
         results.map((r) => r.task),
@@ -46,7 +47,9 @@ Examples:
       );
       return;
     }
-    const r = namingOptions(TASK_OPTION_NAMES, () => engine.enqueue(taskSpecFrom(opts, command)));
+    const r = namingOptions(TASK_OPTION_NAMES, () =>
+      engine.enqueue(withCallerCwd(taskSpecFrom(opts, command))),
+    );
     ctx.print(
       cmd,
       r.task,
