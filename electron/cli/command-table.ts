@@ -103,6 +103,12 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'serve the dashboard and its API over HTTP, and run a dispatcher',
     load: async (ctx) => (await import('./commands/serve.ts')).serveCommand(ctx),
   },
+  adopt: {
+    term: 'adopt [options]',
+    summary:
+      'put an existing crontab behind the queue: wrap its lines in `semaforo run`, or move them into schedules',
+    load: async (ctx) => (await import('./commands/adopt.ts')).adoptCommand(ctx),
+  },
   'install-cli': {
     term: 'install-cli [options]',
     summary: "write a `semaforo` launcher into ~/.local/bin that runs this project's Node 22",
