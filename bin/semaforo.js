@@ -1,14 +1,55 @@
 #!/usr/bin/env node
 // The `semaforo` launcher. Kept in plain JavaScript so it can say clearly when Node is too old,
-// instead of failing on the TypeScript it loads next (Node >= 22.12 runs .ts files natively).
+// and so a start needs no TypeScript: it runs the build in dist/cli (made by `npm install`, or
+// `npm run build:cli`) while that build matches the sources, else the sources themselves.
+import fs from 'node:fs';
+import module from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
   process.stderr.write(
     `semaforo: needs Node.js 22.12 or newer, this is ${process.version}. ` +
-      'Run it through npm (`npx semaforo`), which uses the Node 22 installed with the project.\n',
+      "Install the launcher that uses the project's own Node (`npx semaforo install-cli`), or run it through npx.\n",
   );
   process.exit(1);
 }
-process.removeAllListeners('warning'); // Node's "type stripping is experimental" notice is not for users
-const { main } = await import('../electron/cli/main.ts');
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The built entry, if it is current: dist/cli/stamp.json lists each source file bundled in
+ * with its mtime when built, and one that now differs, or is gone, means the checkout was
+ * edited since (a stat per file: well under a millisecond). Where there are no sources (a
+ * package holding only dist/), the build is all there is.
+ */
+function currentBuild() {
+  const dir = path.join(root, 'dist', 'cli');
+  let stamp;
+  try {
+    stamp = JSON.parse(fs.readFileSync(path.join(dir, 'stamp.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+  const entry = path.join(dir, stamp.entry);
+  if (!fs.existsSync(path.join(root, 'electron', 'cli', 'main.ts'))) return entry;
+  for (const [rel, mtimeMs] of Object.entries(stamp.files)) {
+    const st = fs.statSync(path.join(root, rel), { throwIfNoEntry: false });
+    if (st?.mtimeMs !== mtimeMs) return null;
+  }
+  return entry;
+}
+
+const built = currentBuild();
+let entry;
+if (built) {
+  // V8's compiled code for the bundle, kept between starts (in the OS temp folder).
+  module.enableCompileCache?.();
+  entry = built;
+} else {
+  process.removeAllListeners('warning'); // Node's "type stripping is experimental" notice is not for users
+  entry = path.join(root, 'electron', 'cli', 'main.ts');
+}
+const { main } = await import(pathToFileURL(entry).href);
 await main();

@@ -89,6 +89,8 @@ export function taskDetail(t: Task & { history: HistoryEntry[] }, now: number): 
   if (t.reservedFor) lines.push(`  held for   ${t.reservedFor}`);
   if (t.progress !== null && t.status === 'running')
     lines.push(`  progress   ${Math.round(t.progress * 100)}%`);
+  const cwd = t.kind === 'shell' ? (t.payload as { cwd?: unknown } | null)?.cwd : undefined;
+  if (typeof cwd === 'string') lines.push(`  cwd        ${cwd}`);
   lines.push(`  payload    ${JSON.stringify(t.payload)}`);
   if (t.result !== null) lines.push(`  result     ${JSON.stringify(t.result)}`);
   if (t.error) lines.push(`  error      ${t.error}`);

@@ -3,30 +3,20 @@
  * boxes. Exit codes: 0 ok, 1 failure (a task failed, something does not exist, the file cannot
  * be opened), 2 bad input (the one-line message names the option or field).
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { SchemaTooNewError, StorageError } from '../core/errors.ts';
-import {
-  cancelCommand,
-  deleteCommand,
-  groupCommand,
-  pauseCommands,
-  purgeCommand,
-  retryCommand,
-  settingsCommand,
-} from './commands/operate.ts';
-import { runCommand } from './commands/run.ts';
-import { scheduleCommand } from './commands/schedule.ts';
-import { serveCommand } from './commands/serve.ts';
-import { enqueueCommand, kindsCommand, listCommand, showCommand, statsCommand } from './commands/tasks.ts';
-import { workCommand } from './commands/work.ts';
-import { CliContext } from './context.ts';
+import { COMMANDS, commandNamed } from './command-table.ts';
+import type { CliContext } from './context.ts';
 import type { CliIo } from './io.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
-export function buildProgram(ctx: CliContext): Command {
-  const io = ctx.ioHandle;
+/**
+ * The program for one call: the command `args` names is loaded and defined in full, every
+ * other one is a stub that is only listed in the help.
+ */
+export async function buildProgram(ctx: CliContext | null, args: readonly string[]): Promise<Command> {
   const program = new Command('semaforo')
     .description(
       'A traffic light for your automations: one persistent queue with limits, retries and priorities.',
@@ -37,48 +27,49 @@ export function buildProgram(ctx: CliContext): Command {
     .addOption(new Option('--handlers <dir>', 'folder of your own task kinds').env('SEMAFORO_HANDLERS'))
     .option('-v, --verbose', 'log what the dispatcher does to stderr')
     .showHelpAfterError('(add --help for usage)')
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
     .addHelpText(
       'after',
       `
 The default database is the one the desktop app uses (per-user app data folder, or $SEMAFORO_HOME).
 Exit codes: 0 ok, 1 failure, 2 bad input. \`semaforo run\` exits with its command's code.`,
     );
-  const commands = [
-    enqueueCommand(ctx),
-    runCommand(ctx),
-    workCommand(ctx),
-    listCommand(ctx),
-    showCommand(ctx),
-    statsCommand(ctx),
-    retryCommand(ctx),
-    cancelCommand(ctx),
-    deleteCommand(ctx),
-    ...pauseCommands(ctx),
-    purgeCommand(ctx),
-    groupCommand(ctx),
-    settingsCommand(ctx),
-    scheduleCommand(ctx),
-    kindsCommand(ctx),
-    serveCommand(ctx),
-  ];
-  for (const c of commands) program.addCommand(c);
-  // Every command, however deep, reports errors the same way and never exits by itself.
-  const configure = (c: Command) => {
-    c.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
-    for (const sub of c.commands) configure(sub);
-  };
-  configure(program);
+  const named = commandNamed(args);
+  const stubs = new Set<Command>();
+  for (const [name, entry] of Object.entries(COMMANDS)) {
+    if (name === named && ctx) {
+      program.addCommand(await entry.load(ctx));
+    } else {
+      const stub = new Command(name).description(entry.summary);
+      stubs.add(stub);
+      program.addCommand(stub);
+    }
+  }
+  program.configureHelp({
+    subcommandTerm(this: Help, c: Command) {
+      return stubs.has(c) ? COMMANDS[c.name()]!.term : Help.prototype.subcommandTerm.call(this, c);
+    },
+  });
   return program;
 }
 
 /** Runs the CLI with `args` (without node and script) and returns the exit code. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
-  const ctx = new CliContext(io);
-  const program = buildProgram(ctx);
+  const named = commandNamed(args);
+  // Only a call that names a command opens anything (the engine comes with the context).
+  const ctx =
+    named !== undefined && Object.hasOwn(COMMANDS, named)
+      ? new (await import('./context.ts')).CliContext(io)
+      : null;
   try {
+    const program = await buildProgram(ctx, args);
+    // Every command, however deep, reports errors the same way and never exits by itself.
+    const configure = (c: Command) => {
+      c.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+      for (const sub of c.commands) configure(sub);
+    };
+    configure(program);
     await program.parseAsync(args, { from: 'user' });
-    return ctx.exitCode;
+    return ctx?.exitCode ?? EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
       // Commander has printed help, the version or its own one-line error already.
@@ -93,7 +84,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     io.err(`semaforo: ${messageOf(err)}\n`);
     return err instanceof ValidationError ? EXIT.usage : EXIT.failure;
   } finally {
-    await ctx.closeAll();
+    await ctx?.closeAll();
   }
 }
 

@@ -161,3 +161,17 @@ export function taskSpecFrom(opts: TaskOptions, command: readonly string[], forc
   put('unique', opts.unique);
   return spec;
 }
+
+/**
+ * A shell task enqueued here runs where it was asked for, as in a terminal (`./job.sh`), not in
+ * whatever folder a worker happens to run: its payload gets this process's folder unless it
+ * names one.
+ */
+export function withCallerCwd(spec: unknown): unknown {
+  if (typeof spec !== 'object' || spec === null) return spec;
+  const { kind, payload } = spec as { kind?: unknown; payload?: unknown };
+  if (kind !== 'shell' || typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    return spec;
+  if ('cwd' in payload) return spec;
+  return { ...spec, payload: { ...payload, cwd: process.cwd() } };
+}

@@ -4,7 +4,7 @@
  *   node test/bench/run.ts [--rounds N] [--quick] [--scenario NAME[,NAME]] [--json] [--md FILE]
  *                          [--cpu-prof]
  *
- * Scenarios: enqueue, drain, latency, scale, memory, limits, responsiveness (or 1-7). Each trial
+ * Scenarios: enqueue, drain, latency, scale, memory, limits, responsiveness, startup (or 1-8). Each trial
  * runs in a fresh child process; systems alternate within every round; the table shows medians
  * and Semaforo/peer ratios. Progress goes to stderr, the report to stdout.
  */
@@ -24,10 +24,11 @@ import { limits } from './scenarios/limits.ts';
 import { memory } from './scenarios/memory.ts';
 import { responsiveness } from './scenarios/responsiveness.ts';
 import { scale } from './scenarios/scale.ts';
+import { startup } from './scenarios/startup.ts';
 import { cleanupDirs } from './tmp.ts';
 import { addChildExecArgv } from './trial.ts';
 
-const SCENARIOS: Scenario[] = [enqueue, drain, latency, scale, memory, limits, responsiveness];
+const SCENARIOS: Scenario[] = [enqueue, drain, latency, scale, memory, limits, responsiveness, startup];
 /** The scenarios that have a BullMQ equivalent. */
 const WITH_BULLMQ = new Set(['enqueue', 'drain', 'latency']);
 

@@ -12,12 +12,14 @@ import type { Engine } from '../../core/engine.ts';
 import { createShellHandler } from '../../core/handlers/shell.ts';
 import { defineHandler } from '../../core/handlers/registry.ts';
 import type { CliContext } from '../context.ts';
+import { endNote } from '../run-end.ts';
 import {
   addTaskOptions,
   namingOptions,
   TASK_OPTION_NAMES,
   taskSpecFrom,
   type TaskOptions,
+  withCallerCwd,
 } from '../task-options.ts';
 
 /** Exit codes when the command did not give one, following shell conventions. */
@@ -41,13 +43,13 @@ Exit code: the command's own; ${RUN_EXIT.timeout} on --timeout, ${RUN_EXIT.notFo
 ${RUN_EXIT.cancelled} if cancelled, 0 without running when --unique names a task still queued.
 
 Example (crontab):
-  */5 * * * * npx semaforo run --group vendor --timeout 10m -- ./scrape.sh`,
+  */5 * * * * $HOME/.local/bin/semaforo run --group vendor --timeout 10m -- ./scrape.sh   (semaforo install-cli)`,
   );
   return cmd.action(async (command: string[], opts: TaskOptions & { quiet?: boolean }) => {
     const io = ctx.ioHandle;
     if (command.length === 0)
       throw new ValidationError([{ path: 'command', message: 'give the command to run after --' }]);
-    const spec = taskSpecFrom(opts, command, 'shell') as Record<string, unknown>;
+    const spec = withCallerCwd(taskSpecFrom(opts, command, 'shell')) as Record<string, unknown>;
     spec.maxAttempts ??= 1;
 
     let lastExit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -61,6 +63,9 @@ Example (crontab):
       privateWorker: true,
       workerLabel: 'run',
       handlers: [defineHandler(shell)],
+      // One task, watched by this process alone: hear of its end at once, not at the next
+      // coalesced batch (200 ms by default; the bulk of a `run -- true`'s wall time).
+      eventIntervalMs: 0,
     });
     const { task, created } = await namingOptions(TASK_OPTION_NAMES, () =>
       engine.enqueue(parseTaskSpec(spec)),
@@ -96,6 +101,8 @@ Example (crontab):
       offSignal();
     }
     await engine.stop(0);
+    const note = endNote(final, lastExit, command);
+    if (note) io.err(`${note}\n`);
     ctx.exitCode = exitCodeOf(final, lastExit);
   });
 }

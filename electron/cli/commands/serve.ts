@@ -1,19 +1,16 @@
 /** `semaforo serve`: the dashboard and its API for a headless box, with a dispatcher. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { ValidationError } from '../../../shared/errors.ts';
 import { stderrLogger } from '../../core/logger.ts';
 import { startServer } from '../../server/server.ts';
+import { appRoot } from '../app-root.ts';
 import type { CliContext } from '../context.ts';
 import { loadKinds } from '../kinds.ts';
 
 /** The renderer build next to the sources (dist/renderer, made by `npm run build`). */
-export const DEFAULT_STATIC_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../dist/renderer',
-);
+export const DEFAULT_STATIC_DIR = path.join(appRoot(), 'dist/renderer');
 
 export function serveCommand(ctx: CliContext): Command {
   const cmd = new Command('serve')

@@ -15,6 +15,7 @@ import {
   wholeNumber,
   type OptionNames,
   type TaskOptions,
+  withCallerCwd,
 } from '../task-options.ts';
 import { readLines } from '../read-lines.ts';
 import { loadKinds } from '../kinds.ts';
@@ -38,7 +39,7 @@ Examples:
     if (opts.stdin) {
       if (command.length > 0)
         throw new ValidationError([{ path: '--stdin', message: 'cannot be combined with a command' }]);
-      const specs = (await readSpecs(ctx)).map((s, i) => parseTaskSpec(s, `tasks[${i}]`));
+      const specs = (await readSpecs(ctx)).map((s, i) => parseTaskSpec(withCallerCwd(s), `tasks[${i}]`));
       const results = await engine.enqueueMany(specs);
       ctx.print(
         cmd,
@@ -48,7 +49,7 @@ Examples:
       return;
     }
     const r = await namingOptions(TASK_OPTION_NAMES, () =>
-      engine.enqueue(parseTaskSpec(taskSpecFrom(opts, command))),
+      engine.enqueue(parseTaskSpec(withCallerCwd(taskSpecFrom(opts, command)))),
     );
     ctx.print(
       cmd,

@@ -81,19 +81,19 @@ export function workCommand(ctx: CliContext): Command {
     const { handlers, errors } = await loadKinds(ctx, cmd);
     for (const e of errors) io.err(`semaforo: warning: kind module ${e.file} not loaded: ${e.message}\n`);
     const startedAt = Date.now();
-    io.err(
-      `semaforo work: dispatching from ${ctx.dbPath(cmd)} (pid ${process.pid}); Ctrl-C stops gracefully\n`,
-    );
-
     let stopRequested: NodeJS.Signals | null = null;
     let fileLost = false;
     let wakeWaiter = () => {};
+    // Before the line below: whoever waits for it may signal at once.
     const offSignal = io.onSignal((signal) => {
       if (stopRequested) return;
       stopRequested = signal;
       io.err(`\nsemaforo work: ${signal}: finishing running tasks (up to ${opts.grace})…\n`);
       wakeWaiter();
     });
+    io.err(
+      `semaforo work: dispatching from ${ctx.dbPath(cmd)} (pid ${process.pid}); Ctrl-C stops gracefully\n`,
+    );
     const progress = progressLine(io);
     let engine: Engine | null;
     try {

@@ -1,0 +1,138 @@
+/**
+ * How `semaforo` starts: bin/semaforo.js runs the build in dist/cli while it matches the
+ * sources and the sources otherwise, and `--version`/`--help` load no command, no schema
+ * library and no SQLite. Checked on a copy of the project (its own dist/, its own sources) so
+ * editing it cannot disturb the checkout the tests run from.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Help } from 'commander';
+import { COMMANDS, commandNamed } from '../../electron/cli/command-table.ts';
+import { CliContext } from '../../electron/cli/context.ts';
+import { processIo } from '../../electron/cli/io.ts';
+import { outputOf } from '../process-output.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+// Prints every module URL the process loads to stderr, one `loaded: URL` line each.
+const TRACE = `data:text/javascript,${encodeURIComponent(
+  "import { registerHooks } from 'node:module';" +
+    "registerHooks({ load(url, ctx, next) { process.stderr.write('loaded: ' + url + '\\n'); return next(url, ctx); } });",
+)}`;
+
+let copy: string;
+
+function sh(cmd: string, args: string[], cwd = copy) {
+  return outputOf(spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+function semaforo(args: string[], trace = false) {
+  const db = path.join(copy, 'queue.db');
+  return outputOf(
+    spawn(
+      process.execPath,
+      [...(trace ? ['--import', TRACE] : []), path.join(copy, 'bin/semaforo.js'), ...args],
+      {
+        env: { ...process.env, SEMAFORO_DB: db, SEMAFORO_HOME: copy },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
+  );
+}
+
+const loaded = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('loaded: '))
+    .map((l) => l.slice('loaded: '.length));
+
+beforeAll(async () => {
+  // Not tempDir(): that one is removed after each test, and the copy serves them all.
+  copy = fs.mkdtempSync(path.join(os.tmpdir(), 'semaforo-launch-'));
+  for (const dir of ['bin', 'build', 'electron', 'shared'])
+    fs.cpSync(path.join(ROOT, dir), path.join(copy, dir), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(copy, 'package.json'));
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
+  const build = await sh(process.execPath, ['build/cli.ts']);
+  expect(build.code, build.stderr).toBe(0);
+}, 120_000);
+
+afterAll(() => fs.rmSync(copy, { recursive: true, force: true }));
+
+describe('the launcher', () => {
+  it('runs the build while it is current: --version and --help load no command, schema or SQLite', async () => {
+    for (const args of [['--version'], ['--help']]) {
+      const r = await semaforo(args, true);
+      expect(r.code, r.stderr).toBe(0);
+      const urls = loaded(r.stderr);
+      expect(urls.some((u) => u.includes('/dist/cli/main.js'))).toBe(true);
+      expect(urls.filter((u) => u.endsWith('.ts'))).toEqual([]);
+      expect(urls.filter((u) => /zod|better-sqlite3|croner|schemas/.test(u))).toEqual([]);
+      // Only the entry and its shared chunk: no command module.
+      expect(urls.filter((u) => u.includes('/dist/cli/')).length).toBeLessThanOrEqual(2);
+    }
+    expect(fs.existsSync(path.join(copy, 'queue.db'))).toBe(false);
+    const v = await semaforo(['--version']);
+    expect(v).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
+  });
+
+  it('runs the sources, never a stale build, once a source is edited; the next build is used again', async () => {
+    const program = path.join(copy, 'electron/cli/program.ts');
+    fs.writeFileSync(
+      program,
+      fs.readFileSync(program, 'utf8').replace(".version('0.1.0'", ".version('9.9.9'"),
+    );
+    const edited = await semaforo(['--version'], true);
+    expect(edited.stdout).toBe('9.9.9\n');
+    expect(loaded(edited.stderr).some((u) => u.endsWith('/electron/cli/main.ts'))).toBe(true);
+
+    const build = await sh(process.execPath, ['build/cli.ts']);
+    expect(build.code, build.stderr).toBe(0);
+    const rebuilt = await semaforo(['--version'], true);
+    expect(rebuilt.stdout).toBe('9.9.9\n');
+    expect(loaded(rebuilt.stderr).filter((u) => u.endsWith('.ts'))).toEqual([]);
+
+    // A file the build took in is gone (moved away in the checkout): the sources again.
+    fs.renameSync(path.join(copy, 'electron/cli/format.ts'), path.join(copy, 'format.ts.away'));
+    const gone = await semaforo(['--version'], true);
+    fs.renameSync(path.join(copy, 'format.ts.away'), path.join(copy, 'electron/cli/format.ts'));
+    expect(loaded(gone.stderr).some((u) => u.endsWith('/electron/cli/main.ts'))).toBe(true);
+  });
+
+  it('the build enqueues and runs like the sources, loading only what the command needs', async () => {
+    const e = await semaforo(['enqueue', '--', 'true'], true);
+    expect(e.code, e.stderr).toBe(0);
+    const urls = loaded(e.stderr);
+    expect(urls.filter((u) => u.endsWith('.ts'))).toEqual([]);
+    expect(urls.filter((u) => /dist\/cli\/(serve|schedule|work|operate)-/.test(u))).toEqual([]);
+    const r = await semaforo(['run', '--', 'sh', '-c', 'echo ran; exit 3']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('ran\n');
+  });
+});
+
+describe('the command table', () => {
+  it('lists each command in the top-level help as its own definition would', async () => {
+    const ctx = new CliContext(processIo());
+    for (const [name, entry] of Object.entries(COMMANDS)) {
+      const cmd = await entry.load(ctx);
+      expect(cmd.name()).toBe(name);
+      expect(entry.term).toBe(new Help().subcommandTerm(cmd));
+      expect(entry.summary).toBe(cmd.description());
+    }
+  });
+});
+
+describe('finding the command in argv', () => {
+  it('skips global options and their values, and reads `help X` as X', () => {
+    expect(commandNamed(['--db', 'run', 'enqueue', '--', 'true'])).toBe('enqueue');
+    expect(commandNamed(['--db=x.db', '-v', '--json', 'show', '1'])).toBe('show');
+    expect(commandNamed(['--handlers', 'd', 'help', 'run'])).toBe('run');
+    expect(commandNamed(['--version'])).toBeUndefined();
+    expect(commandNamed(['--', 'run'])).toBeUndefined();
+  });
+});
