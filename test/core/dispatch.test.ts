@@ -108,7 +108,7 @@ describe('dispatcher', () => {
     const started: number[] = [];
     const engine = testEngine({ handlers: [scripted(async () => void started.push(Date.now()))] });
     engine.start();
-    const { task } = engine.enqueue({ kind: 'scripted', delay: 300, payload: {} });
+    const { task } = engine.enqueue({ kind: 'scripted', delayMs: 300, payload: {} });
     await waitFor(() => engine.getTask(task.id).status === 'done', 'delayed task done');
     expect(started[0]!).toBeGreaterThanOrEqual(task.runAt);
   });
@@ -214,7 +214,7 @@ describe('dispatcher', () => {
       ],
     });
     engine.start();
-    const { task } = engine.enqueue({ kind: 'scripted', timeout: 50, maxAttempts: 1, payload: {} });
+    const { task } = engine.enqueue({ kind: 'scripted', timeoutMs: 50, maxAttempts: 1, payload: {} });
     const t = await waitFor(
       () => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id),
       'failed',
@@ -237,7 +237,7 @@ describe('dispatcher', () => {
       ],
     });
     engine.start();
-    const { task } = engine.enqueue({ kind: 'scripted', timeout: 50, maxAttempts: 1, payload: {} });
+    const { task } = engine.enqueue({ kind: 'scripted', timeoutMs: 50, maxAttempts: 1, payload: {} });
     const t = await waitFor(
       () => engine.getTask(task.id).status === 'failed' && engine.getTask(task.id),
       'failed',

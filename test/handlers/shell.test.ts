@@ -205,7 +205,7 @@ describe('shell kind', () => {
     const { task } = engine.enqueue({
       kind: 'shell',
       maxAttempts: 1,
-      timeout: 3000,
+      timeoutMs: 3000,
       payload: { command: node, args: ['-e', treeScript(pidFile)] },
     });
     const [child, grandchild] = await pidsOf(pidFile);

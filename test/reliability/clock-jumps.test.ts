@@ -260,7 +260,7 @@ describe('clock jumps and delayed tasks', () => {
     const first = cli.enqueue({ kind: 'quick', payload: {} }).task;
     await waitFor(() => worker.getTask(first.id).status === 'done', 'the worker runs');
     clocks.jump(-HOUR);
-    const delayed = cli.enqueue({ kind: 'quick', payload: {}, delay: 30_000 }).task;
+    const delayed = cli.enqueue({ kind: 'quick', payload: {}, delayMs: 30_000 }).task;
     const now = cli.enqueue({ kind: 'quick', payload: {} }).task;
     await waitFor(() => worker.getTask(now.id).status === 'done', 'an undelayed task ran');
     expect(worker.getTask(delayed.id).status).toBe('pending');
