@@ -247,6 +247,7 @@ export class SqliteTaskStore implements TaskStore {
       input.leaseMs,
       input.claimMax,
       input.reservedOnly,
+      input.kinds,
     );
     return { claimed, applied, nextWakeAt };
   }
