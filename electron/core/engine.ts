@@ -3,6 +3,7 @@
  * with the shared schemas, owns the store and, once started, a dispatcher. Nothing happens at
  * import time: `createEngine` is handed the world (file, clock, logger, handlers).
  */
+import { defaultTaskName } from './policy/default-name.ts';
 import type {
   GroupInfo,
   JsonValue,
@@ -217,7 +218,7 @@ export function createEngine(options: EngineOptions): Engine {
     const payload = registry.parsePayload(s.kind, s.payload, prefix);
     return {
       kind: s.kind,
-      name: s.name ?? s.kind,
+      name: s.name ?? defaultTaskName(s.kind, payload),
       group: s.group ?? 'default',
       priority: s.priority ?? LIMITS.priority.default,
       payload: JSON.stringify(payload ?? {}),
@@ -241,7 +242,7 @@ export function createEngine(options: EngineOptions): Engine {
     // A paused schedule shows what it would do if resumed now.
     const first = s.enabled ? s.nextDueAt : nextDue(r, now);
     const upcoming = first === null ? [] : [first, ...nextDues(r, first, UPCOMING - 1)];
-    return { ...s, upcoming };
+    return { ...s, nextDueAt: s.enabled ? s.nextDueAt : null, upcoming };
   };
 
   /** Validates a schedule spec (its task payload by the kind's own schema) into what is stored. */
@@ -423,17 +424,23 @@ export function createEngine(options: EngineOptions): Engine {
       return withUpcoming(s);
     },
     pauseSchedule(name) {
-      const s = store.schedules.setEnabled(scheduleName(name), false, null, clock.now());
+      const n = scheduleName(name);
+      // The stored next due time stays, unseen (paused, none is due), as the interval's grid.
+      const kept = store.schedules.get(n)?.nextDueAt ?? null;
+      const s = store.schedules.setEnabled(n, false, kept, clock.now());
       scheduleChanged();
       return withUpcoming(s);
     },
     resumeSchedule(name) {
       const n = scheduleName(name);
-      const old = engine.getSchedule(n);
+      const old = store.schedules.get(n);
+      if (!old) throw new NotFoundError(`schedule "${n}" does not exist`);
       const now = clock.now();
-      // Resuming starts from now: runs that fell in the pause are not missed runs.
-      const r = recurrenceOf(old, now + (old.everyMs ?? 0));
-      const next = old.everyMs !== null ? now + old.everyMs : nextDue(r, now);
+      // Resuming starts from now: runs that fell in the pause are not missed runs. An interval
+      // stays on its grid (the due time kept at pause), the next point of it after now.
+      const anchor = old.enabled ? null : old.nextDueAt;
+      const r = recurrenceOf(old, anchor ?? now + (old.everyMs ?? 0));
+      const next = old.everyMs !== null && anchor === null ? now + old.everyMs : nextDue(r, now);
       const s = store.schedules.setEnabled(n, true, next, now);
       scheduleChanged();
       return withUpcoming(s);
