@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { createEngine, type Engine, type EngineOptions } from '../core/engine.ts';
 import { stderrLogger } from '../core/logger.ts';
 import { defaultDbPath } from '../core/paths.ts';
+import { checkDbFolder } from './db-folder.ts';
 import type { CliIo } from './io.ts';
 
 export interface GlobalOptions {
@@ -38,8 +39,12 @@ export class CliContext {
 
   /** Opens the queue; closed when the command ends. */
   async engine(cmd: Command, options: Partial<EngineOptions> = {}): Promise<Engine> {
+    const file = this.dbPath(cmd);
+    // The default file's folder is missing only before the first use on this machine.
+    const note = this.globals(cmd).db === undefined ? null : checkDbFolder(cmd, file);
+    if (note) this.io.err(note);
     const engine = await createEngine({
-      file: this.dbPath(cmd),
+      file,
       logger: stderrLogger(this.globals(cmd).verbose === true),
       ...options,
     });

@@ -3,6 +3,7 @@
  * tests and so nothing reads `process` at import time.
  */
 import type { Readable } from 'node:stream';
+import { quietOnClosedPipe } from './epipe.ts';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -16,9 +17,11 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
+  const outClosed = quietOnClosedPipe(process.stdout);
+  const errClosed = quietOnClosedPipe(process.stderr);
   return {
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
+    out: (t) => void (outClosed() || process.stdout.write(t)),
+    err: (t) => void (errClosed() || process.stderr.write(t)),
     stdin: process.stdin,
     env: process.env,
     interactive: process.stderr.isTTY === true,

@@ -19,6 +19,7 @@ import { runCommand } from './commands/run.ts';
 import { scheduleCommand } from './commands/schedule.ts';
 import { serveCommand } from './commands/serve.ts';
 import { enqueueCommand, kindsCommand, listCommand, showCommand, statsCommand } from './commands/tasks.ts';
+import { whereCommand } from './commands/where.ts';
 import { workCommand } from './commands/work.ts';
 import { CliContext } from './context.ts';
 import type { CliIo } from './io.ts';
@@ -36,7 +37,6 @@ export function buildProgram(ctx: CliContext): Command {
     .option('--json', 'machine-readable JSON on stdout')
     .addOption(new Option('--handlers <dir>', 'folder of your own task kinds').env('SEMAFORO_HANDLERS'))
     .option('-v, --verbose', 'log what the dispatcher does to stderr')
-    .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .addHelpText(
       'after',
@@ -61,15 +61,34 @@ Exit codes: 0 ok, 1 failure, 2 bad input. \`semaforo run\` exits with its comman
     scheduleCommand(ctx),
     kindsCommand(ctx),
     serveCommand(ctx),
+    whereCommand(ctx),
   ];
   for (const c of commands) program.addCommand(c);
   // Every command, however deep, reports errors the same way and never exits by itself.
   const configure = (c: Command) => {
-    c.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+    c.exitOverride()
+      .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: commanderError })
+      .configureHelp({ showGlobalOptions: true });
     for (const sub of c.commands) configure(sub);
   };
   configure(program);
   return program;
+}
+
+/**
+ * Commander's own errors as one line like every other: `semaforo: unknown command 'lst' (did you
+ * mean list?; add --help for usage)`.
+ */
+function commanderError(text: string, write: (t: string) => void): void {
+  const [first = '', ...rest] = text
+    .trim()
+    .replace(/^error: /, '')
+    .split('\n');
+  const hints = [
+    ...rest.map((l) => l.replace(/^\((.*)\)$/, '$1').replace(/^Did/, 'did')),
+    'add --help for usage',
+  ];
+  write(`semaforo: ${first} (${hints.join('; ')})\n`);
 }
 
 /** Runs the CLI with `args` (without node and script) and returns the exit code. */

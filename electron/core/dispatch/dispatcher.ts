@@ -314,6 +314,7 @@ export class Dispatcher {
         finishes,
         claimMax,
         reservedOnly: this.c.reservedOnly,
+        kinds: this.o.registry.kinds(),
       });
     } catch (err) {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.

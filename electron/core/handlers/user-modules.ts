@@ -1,5 +1,5 @@
 /**
- * User kinds: every `.js`, `.mjs` or `.ts` module in the user's handler folder that exports a
+ * User kinds: every `.js`, `.mjs`, `.cjs` or `.ts` module in the user's handler folder that exports a
  * handler object. A broken module is reported, not fatal: one typo must not stop the tray app or
  * the worker from running every other kind.
  *
@@ -18,6 +18,7 @@ import type { JsonValue } from '../../../shared/domain.ts';
 import { kindSchema, parseInput, timeoutMsSchema } from '../../../shared/schemas.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
 import { builtinHandlers } from './builtin.ts';
+import { describeSyntaxError } from './syntax-error.ts';
 import type { Handler, HandlerContext } from './registry.ts';
 
 export interface UserHandlerError {
@@ -38,7 +39,7 @@ export interface LoadOptions {
   timeoutMs?: number;
 }
 
-const EXTENSIONS = new Set(['.js', '.mjs', '.ts']);
+const EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.ts']);
 
 interface SchemaLike {
   safeParse: (value: unknown) => {
@@ -188,7 +189,7 @@ export async function loadUserHandlers(dir: string, options: LoadOptions = {}): 
       owners.set(handler.kind, name);
       handlers.push(handler);
     } catch (err) {
-      errors.push({ file, message: describe(err) });
+      errors.push({ file, message: describeSyntaxError(err, file) ?? describe(err) });
     }
   }
   return { handlers, errors };

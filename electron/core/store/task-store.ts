@@ -104,6 +104,11 @@ export interface TickInput {
   claimMax: number;
   /** claim only tasks reserved for this worker (and never anyone else's) */
   reservedOnly?: boolean;
+  /**
+   * claim only tasks of these kinds (the worker's handlers); absent: any kind. Others stay
+   * pending for a worker that has their handler, instead of failing here.
+   */
+  kinds?: readonly string[];
 }
 
 export interface TickOutput {
