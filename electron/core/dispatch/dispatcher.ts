@@ -27,6 +27,9 @@ import { LeaseWatch } from './lease-watch.ts';
 import { WriteFailures } from './write-failures.ts';
 import { LazyAbort } from './lazy-abort.ts';
 import { TaskContext } from './task-context.ts';
+import { OrphanReaper } from './orphan-reaper.ts';
+import { findTagged, stopTagged } from '../handlers/attempt-tag.ts';
+import { isOwnerProcessRunning } from '../worker-identity.ts';
 
 export interface DispatcherOptions {
   store: TaskStore;
@@ -43,6 +46,8 @@ export interface DispatcherOptions {
   onExternalChange: () => void;
   /** is this lease owner a process on this machine that is gone? */
   isOwnerDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean;
+  /** whether a lease owner's process still runs on this machine (default: by its pid) */
+  isOwnerRunning?: (owner: LeaseHolder) => boolean;
   leaseMs?: number;
   pollIntervalMs?: number;
   reapIntervalMs?: number;
@@ -55,7 +60,10 @@ export interface DispatcherOptions {
    * what the other processes and the main thread's frames tolerate.
    */
   claimBatch?: number;
-  /** how long an aborted handler may take to stop before its attempt is ended without it */
+  /**
+   * How long an aborted handler may take to stop before it is reported as ignoring its signal.
+   * Its slot stays taken until it returns: JavaScript cannot be stopped from outside.
+   */
   abortGraceMs?: number;
   backoff?: BackoffPolicy;
   random?: () => number;
@@ -93,7 +101,10 @@ interface Running {
 
 export class Dispatcher {
   private readonly o: Required<
-    Omit<DispatcherOptions, 'backoff' | 'random' | 'monotonic' | 'maxHoldMs' | 'describeError'>
+    Omit<
+      DispatcherOptions,
+      'backoff' | 'random' | 'monotonic' | 'maxHoldMs' | 'describeError' | 'isOwnerRunning'
+    >
   > & {
     backoff: BackoffPolicy;
     random: () => number;
@@ -102,6 +113,7 @@ export class Dispatcher {
   private readonly leases: LeaseWatch;
   private readonly writeFailures: WriteFailures;
   private readonly describeError: (err: unknown) => string;
+  private readonly orphans: OrphanReaper;
   /** claims are held back behind a delay (said once per episode) */
   private holding = false;
   private readonly running = new Map<number, Running>();
@@ -134,6 +146,21 @@ export class Dispatcher {
     this.leases = new LeaseWatch(leaseMs, options.clock, mono);
     this.writeFailures = new WriteFailures(options.logger, mono);
     this.describeError = options.describeError ?? ((err) => String(err));
+    this.orphans = new OrphanReaper({
+      host: options.worker.host,
+      logger: options.logger,
+      graceMs: 2000,
+      stillRuns: options.isOwnerRunning ?? isOwnerProcessRunning,
+      find: findTagged,
+      stop: stopTagged,
+      onStopped: () => {
+        try {
+          if (this.state === 'running') this.reap();
+        } catch (err) {
+          this.writeFailures.failed(this.describeError(err), this.finishes.length);
+        }
+      },
+    });
     for (const [name, v] of Object.entries({
       leaseMs,
       claimBatch: this.o.claimBatch,
@@ -278,6 +305,11 @@ export class Dispatcher {
   }
 
   private reap(): void {
+    const step = this.o.store.rebaseAfterClockStep(this.o.clock.now());
+    if (step !== null) {
+      this.o.logger.warn(`the wall clock stepped back ${step} ms: the queue's waits were moved back with it`);
+      this.wake();
+    }
     this.leases.beginRound();
     const reclaimed = this.o.store.reclaimLost(this.dueNow(), (owner) => this.isLost(owner));
     this.leases.endRound();
@@ -293,9 +325,10 @@ export class Dispatcher {
   /** Another owner's tasks go back to the queue when its process is gone or its lease stalled. */
   private isLost(owner: LeaseHolder): boolean {
     if (owner.id === this.o.worker.id) return false;
-    if (this.o.isOwnerDead(owner)) return true;
+    const dead = this.o.isOwnerDead(owner);
     const lease = owner.leaseExpiresAt;
-    return typeof lease === 'number' && this.leases.stalled(owner.id, lease);
+    const stalled = !dead && typeof lease === 'number' && this.leases.stalled(owner.id, lease);
+    return this.orphans.mayReclaim(owner, dead, stalled);
   }
 
   private tick(): void {
@@ -409,11 +442,12 @@ export class Dispatcher {
       entry.abort,
       (text: string) => entry.output.push(text),
       (fraction: number) => this.noteProgress(task.id, fraction),
+      this.o.worker.id,
     );
     entry.handlerDone = Promise.resolve()
       .then(() => handler.run(payload, ctx))
       .then(
-        (result) => this.settle(entry, null, result),
+        (result) => this.settle(entry, SUCCESS, result),
         (err: unknown) => this.settle(entry, err),
       );
   }
@@ -422,8 +456,15 @@ export class Dispatcher {
     const entry = this.running.get(id);
     if (!entry || entry.settled || entry.abort.aborted) return;
     entry.abort.abort(reason);
-    // A handler that ignores its signal must not hold the slot forever.
-    const grace = setTimeout(() => this.settle(entry, reason), this.o.abortGraceMs);
+    // A handler that ignores its signal still runs: its task stays running (leased, renewed,
+    // counted against every limit) until it returns, so nothing else takes its slot meanwhile.
+    const grace = setTimeout(() => {
+      this.o.logger.warn(
+        `task ${id}'s handler ignored its abort (${reason.message}) for ${this.o.abortGraceMs} ms: ` +
+          'its slot stays taken until it returns (JavaScript cannot be stopped from outside; ' +
+          'restarting the worker ends it)',
+      );
+    }, this.o.abortGraceMs);
     grace.unref();
     entry.timers.push(grace);
   }
@@ -441,7 +482,7 @@ export class Dispatcher {
       return;
     }
     const base = { taskId: task.id, attempt: task.attempts, historyId, output };
-    if (err === null && reason === null) {
+    if (err === SUCCESS && reason === null) {
       this.finishes.push({ ...base, status: 'done', result: boundResult(result) });
     } else {
       const failure: Failure =
@@ -501,8 +542,12 @@ export class Dispatcher {
   }
 }
 
+/** What a handler's settle passes for "returned" (any thrown value, null included, is a failure). */
+const SUCCESS = Symbol('success');
+
 function describe(err: unknown): string {
   if (err instanceof Error) return err.message || err.name;
+  if (err === null || err === undefined) return `the handler threw ${String(err)} (no error given)`;
   return String(err);
 }
 

@@ -135,6 +135,12 @@ export interface TaskStore {
    * processes; returns their ids. `now` only stamps what is written.
    */
   reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): number[];
+  /**
+   * If the wall clock stepped back (the file's newest records of the past lie ahead of `now`),
+   * moves what was stamped before the step back by the step, so waits keep what they had left;
+   * returns the step in ms, or null when there was none.
+   */
+  rebaseAfterClockStep(now: number): number | null;
   /** On shutdown: give back this worker's leases without counting the attempt. */
   releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[];
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void;

@@ -25,6 +25,7 @@ import type {
   LeaseHolder,
   WorkerIdentity,
 } from '../task-store.ts';
+import { ClockRebase } from './clock-rebase.ts';
 import { ClaimStatements, claimReady } from './claim.ts';
 import { openDatabase, type OpenOptions } from './open.ts';
 import { SqliteScheduleStore } from './schedule-store.ts';
@@ -104,6 +105,7 @@ export class SqliteTaskStore implements TaskStore {
   private readonly st: ReturnType<typeof prepare>;
   private readonly inserter: TaskInserter;
   private readonly inbox: Inbox;
+  private readonly clockRebase: ClockRebase;
   /** what each commit waits for (see commits.ts) */
   readonly commits: Commits;
   readonly schedules: SqliteScheduleStore;
@@ -120,6 +122,7 @@ export class SqliteTaskStore implements TaskStore {
     this.st = prepare(this.db);
     this.inserter = new TaskInserter(this.db);
     this.inbox = new Inbox(this.db, this.inserter);
+    this.clockRebase = new ClockRebase(this.db);
     this.onInboxError = options.onInboxError ?? (() => {});
     this.moveInTx = this.db.transaction(() => this.inbox.moveAll());
     // Every write transaction first moves the waiting enqueues in (see inbox.ts).
@@ -396,6 +399,15 @@ export class SqliteTaskStore implements TaskStore {
         this.st.closeRunningAttempts.run(now, 'lost', why, r.id);
       }
       return [...done, ...orphans];
+    });
+  }
+
+  rebaseAfterClockStep(now: number): number | null {
+    if (this.clockRebase.step(now) === null) return null;
+    return this.commits.run('durable', () => {
+      const d = this.clockRebase.step(now); // again under the lock: another process may have done it
+      if (d !== null) this.clockRebase.apply(now, d);
+      return d;
     });
   }
 
