@@ -46,6 +46,8 @@ import { probeWritable, type OpenOptions } from './store/sqlite/open.ts';
 import { SqliteTaskStore } from './store/sqlite/sqlite-store.ts';
 import { toStorageError } from './store/sqlite/storage-errors.ts';
 import { DbFileGuard, openedFiles } from './db-file-guard.ts';
+import { assertTrusted } from './trust/file-trust.ts';
+import { checkOnOpen, damagedError, damageOf, watchIntegrity } from './store/sqlite/integrity.ts';
 import type { EnqueueResult, NewTask, TaskStore } from './store/task-store.ts';
 import { isOwnerProcessGone, newWorkerIdentity } from './worker-identity.ts';
 import { Scheduler, fireDueSchedules } from './schedule/scheduler.ts';
@@ -80,6 +82,8 @@ export interface EngineOptions {
   random?: () => number;
   /** how often change events may reach listeners (default 200 ms: 5 per second) */
   eventIntervalMs?: number;
+  /** run PRAGMA quick_check this often while the dispatcher runs (default 10 min; 0: never) */
+  integrityCheckIntervalMs?: number;
   /** run the retention purge this often while the dispatcher runs (default hourly; 0: never) */
   retentionIntervalMs?: number;
   /**
@@ -179,10 +183,22 @@ export function createEngine(options: EngineOptions): Engine {
     const onInboxError = (message: string) => {
       if (message !== inboxError) logger.error((inboxError = message));
     };
+    // Its tasks run as this user: refuse a file another user could have written.
+    if (file !== null && !file.startsWith(':') && !file.startsWith('file:'))
+      assertTrusted(file, 'queue file');
     store = options.store ?? new SqliteTaskStore(file!, { ...options.sqlite, onInboxError });
   } catch (err) {
     throw translate(err);
   }
+  // A damaged file is refused before anything reads or writes it (one line saying so).
+  const sqlite =
+    file !== null && store instanceof SqliteTaskStore && !store.db.memory ? { file, db: store.db } : null;
+  const damage = sqlite !== null && checkOnOpen(sqlite.file) ? damageOf(sqlite.db) : null;
+  if (damage !== null) {
+    store.close();
+    throw damagedError(sqlite!.file, damage);
+  }
+  let stopIntegrity = () => {};
   // A read-only copy in memory (see open.ts) has no file to lose.
   const guard =
     file !== null && store instanceof SqliteTaskStore && !store.db.memory
@@ -497,6 +513,8 @@ export function createEngine(options: EngineOptions): Engine {
       if (closed) throw new Error('engine is closed');
       if (dispatcher) return;
       if (fault === null) fault = guard?.check() ?? null;
+      const damaged = fault === null && sqlite !== null ? damageOf(sqlite.db) : null;
+      if (damaged !== null) fault = damagedError(sqlite!.file, damaged).message;
       if (fault !== null) throw new Error(fault);
       const dispatcherOptions: DispatcherOptions = {
         store,
@@ -523,6 +541,9 @@ export function createEngine(options: EngineOptions): Engine {
       dispatcher.start();
       const checkEvery = options.fileCheckIntervalMs ?? 500;
       if (checkEvery > 0) guard?.start(checkEvery, fileLost);
+      const integrityEvery = options.integrityCheckIntervalMs ?? 600_000;
+      if (sqlite !== null && integrityEvery > 0)
+        stopIntegrity = watchIntegrity(sqlite.db, sqlite.file, integrityEvery, fileLost);
       if (options.schedules ?? !options.privateWorker) {
         scheduler = new Scheduler({
           store: store.schedules,
@@ -563,6 +584,7 @@ export function createEngine(options: EngineOptions): Engine {
         scheduler = null;
         if (retentionTimer) clearInterval(retentionTimer);
         retentionTimer = null;
+        stopIntegrity();
         const d = dispatcher;
         dispatcher = null;
         if (d) await d.stop(deadlineMs);
