@@ -44,6 +44,7 @@ describe('the wall clock steps an hour back', () => {
       .sort((a, b) => a - b);
     // At most 2 starts in any second, across the step too.
     for (let i = 2; i < starts.length; i++) expect(starts[i]! - starts[i - 2]!).toBeGreaterThanOrEqual(1000);
+    await engine.stop();
   });
 
   it('tasks that were due stay due, and a delayed one still waits', async () => {
@@ -65,6 +66,7 @@ describe('the wall clock steps an hour back', () => {
     // It keeps (about) the wait it had left: not an hour more, not none.
     expect(d.runAt - clock.now()).toBeGreaterThan(30_000);
     expect(d.runAt - clock.now()).toBeLessThanOrEqual(60_000);
+    await worker.stop();
   });
 
   it('an every-1s schedule keeps firing', async () => {
@@ -82,5 +84,6 @@ describe('the wall clock steps an hour back', () => {
     clock.jump(-HOUR);
     const at = await fired();
     await waitFor(async () => (await fired()) >= at + 2, 'two fires after the step');
+    await engine.stop();
   });
 });

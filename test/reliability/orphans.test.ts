@@ -143,6 +143,7 @@ describe('a task never runs twice at once', () => {
     const ta = await engine.getTask(a.id);
     expect([ta.status, ta.history.map((h) => h.outcome)]).toEqual(['failed', ['timeout']]);
     expect(warnings.join('\n')).toMatch(/ignored its abort .* its slot stays taken until it returns/);
+    await engine.stop();
   });
 
   it('a worker whose event loop blocks past its lease keeps its task: nothing runs it beside', async () => {
@@ -184,5 +185,6 @@ describe('a task never runs twice at once', () => {
     expect(runs.map((r) => r.id.split('@')[0])).toEqual([String(a.id), String(a.id + 1)]);
     expect(overlaps(runs)).toEqual([]);
     expect((await here.getTask(a.id)).history.map((h) => h.outcome)).toEqual(['done']);
+    await here.stop();
   });
 });
