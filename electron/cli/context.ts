@@ -8,6 +8,7 @@ import { stderrLogger } from '../core/logger.ts';
 import { defaultDbPath } from '../core/paths.ts';
 import { checkDbFolder } from './db-folder.ts';
 import type { CliIo } from './io.ts';
+import { printable } from './printable.ts';
 
 export interface GlobalOptions {
   db?: string;
@@ -62,7 +63,7 @@ export class CliContext {
   /** `--json`: the value as JSON; otherwise the human text. */
   print(cmd: Command, value: unknown, human: () => string): void {
     if (this.globals(cmd).json) this.io.out(`${JSON.stringify(value, null, 2)}\n`);
-    else this.io.out(`${human()}\n`);
+    else this.io.out(`${printable(human())}\n`);
   }
 
   async closeAll(deadlineMs = 0): Promise<void> {

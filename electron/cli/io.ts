@@ -14,6 +14,8 @@ export interface CliIo {
   interactive: boolean;
   /** install a handler for SIGINT/SIGTERM; returns a function that removes it */
   onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
+  /** called if the process exits meanwhile; its answer replaces the exit code (removed by the returned function) */
+  onExit?: (handler: () => number) => () => void;
 }
 
 export function processIo(): CliIo {
@@ -32,6 +34,11 @@ export function processIo(): CliIo {
         process.off('SIGINT', handler);
         process.off('SIGTERM', handler);
       };
+    },
+    onExit: (handler) => {
+      const listener = () => (process.exitCode = handler());
+      process.on('exit', listener);
+      return () => process.off('exit', listener);
     },
   };
 }

@@ -45,7 +45,8 @@ async function openWhenWritable(
       if (said) ctx.ioHandle.err(`semaforo work: ${ctx.dbPath(cmd)} can be written now; dispatching\n`);
       return engine;
     } catch (err) {
-      if (!(err instanceof StorageError)) throw err;
+      // Waiting cannot mend a damaged file.
+      if (!(err instanceof StorageError) || err.condition === 'damaged') throw err;
       if (engine) await ctx.discard(engine);
       if (err.message !== said) {
         ctx.ioHandle.err(
@@ -82,21 +83,30 @@ export function workCommand(ctx: CliContext): Command {
     const { handlers, errors, dir } = await loadKinds(ctx, cmd);
     for (const e of errors) io.err(`semaforo: warning: kind module ${e.file} not loaded: ${e.message}\n`);
     const startedAt = Date.now();
-    io.err(
-      `semaforo work: dispatching from ${ctx.dbPath(cmd)} (pid ${process.pid}); Ctrl-C stops gracefully\n`,
-    );
-
     let stopRequested: NodeJS.Signals | null = null;
     /** a drain that ended with only tasks it has no handler for left: why */
     let unrunnable: string | null = null;
     let fileLost = false;
     let wakeWaiter = () => {};
+    // Installed before saying it is ready: a SIGTERM right after that line must stop it gracefully.
     const offSignal = io.onSignal((signal) => {
       if (stopRequested) return;
       stopRequested = signal;
       io.err(`\nsemaforo work: ${signal}: finishing running tasks (up to ${opts.grace})…\n`);
       wakeWaiter();
     });
+    const offExit =
+      io.onExit?.(() => {
+        // Only a handler's process.exit() ends the process before the action returns.
+        io.err(
+          'semaforo work: the process was ended (process.exit) while dispatching, by a handler?; ' +
+            'its running tasks go back to the queue as lost attempts\n',
+        );
+        return 1;
+      }) ?? (() => {});
+    io.err(
+      `semaforo work: dispatching from ${ctx.dbPath(cmd)} (pid ${process.pid}); Ctrl-C stops gracefully\n`,
+    );
     const progress = progressLine(io);
     let engine: Engine | null;
     try {
@@ -194,6 +204,7 @@ export function workCommand(ctx: CliContext): Command {
       await running.stop(graceMs);
     } finally {
       offSignal();
+      offExit();
     }
     if (fileLost) {
       ctx.exitCode = 1;

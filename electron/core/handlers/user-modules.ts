@@ -17,6 +17,7 @@ import { z } from 'zod';
 import type { JsonValue } from '../../../shared/domain.ts';
 import { kindSchema, parseInput, timeoutMsSchema } from '../../../shared/schemas.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
+import { distrust } from '../trust/file-trust.ts';
 import { builtinHandlers } from './builtin.ts';
 import { describeSyntaxError } from './syntax-error.ts';
 import type { Handler, HandlerContext } from './registry.ts';
@@ -155,6 +156,9 @@ function describe(err: unknown): string {
 export async function loadUserHandlers(dir: string, options: LoadOptions = {}): Promise<LoadedUserHandlers> {
   const handlers: Handler[] = [];
   const errors: UserHandlerError[] = [];
+  // A module runs as this user: none is imported from a folder another user could write.
+  const folderDistrust = distrust(dir, 'handler folder');
+  if (folderDistrust !== null) return { handlers, errors: [{ file: dir, message: folderDistrust }] };
   let entries: fs.Dirent[];
   try {
     entries = await fs.promises.readdir(dir, { withFileTypes: true });
@@ -177,6 +181,11 @@ export async function loadUserHandlers(dir: string, options: LoadOptions = {}): 
     owners.set(kind, 'built-in');
   for (const name of files) {
     const file = path.join(dir, name);
+    const why = distrust(file, 'handler module');
+    if (why !== null) {
+      errors.push({ file, message: why });
+      continue;
+    }
     try {
       const mod = await withTimeout<Record<string, unknown>>(
         import(pathToFileURL(file).href),
