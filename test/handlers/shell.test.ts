@@ -135,6 +135,7 @@ describe('shell kind', () => {
       const t = await finished(engine, task.id);
       expect(t.status).toBe('done');
       expect(t.history[0]!.output).toBe("[$HOME][it's][a; echo injected][]");
+      await engine.stop();
     },
   );
 
