@@ -7,8 +7,10 @@ export default defineConfig({
     exclude: ['test/bench/**', '**/node_modules/**'],
     // Tests spawn processes and open SQLite files: separate processes keep them apart.
     pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A safety net, not a speed limit: tests wait for events, and on a loaded machine (load 16 on
+    // 2 cores) one CLI call takes ~3 s, so a test of ten of them needs the margin.
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
     reporters: ['default'],
   },
 });

@@ -14,16 +14,18 @@ const UNIT_MS: Record<string, number> = {
   d: 86_400_000,
 };
 
+const BARE_NUMBER = /^\d+(?:\.\d+)?$/;
 const PART = /(\d+(?:\.\d+)?)(ms|sec|min|s|m|h|d)/y;
 
 /**
- * Parses `500ms`, `30s`, `5m`, `2h`, `1d`, compounds like `1h30m`, or a bare number of
- * milliseconds. Returns null when the text is not a duration.
+ * Parses `500ms`, `30s`, `5m`, `2h`, `1d` and compounds like `1h30m`. Returns null when the text
+ * is not a duration. A bare number is not one (`--timeout 600` meant seconds to its writer and
+ * milliseconds to the parser); only `0` is, having no unit to get wrong.
  */
 export function parseDuration(text: string): number | null {
   const t = text.trim().toLowerCase();
-  if (/^\d+$/.test(t)) return Number(t);
-  if (t === '') return null;
+  if (t === '0') return 0;
+  if (t === '' || BARE_NUMBER.test(t)) return null;
   let total = 0;
   PART.lastIndex = 0;
   while (PART.lastIndex < t.length) {
@@ -33,6 +35,13 @@ export function parseDuration(text: string): number | null {
     total += Number(m[1]) * UNIT_MS[m[2]!]!;
   }
   return Number.isFinite(total) ? Math.round(total) : null;
+}
+
+/** Why `text` is not a duration, in words that say what to write instead (`"…" ` goes first). */
+export function durationProblem(text: string): string {
+  const t = text.trim();
+  if (BARE_NUMBER.test(t)) return `has no unit; write ${t}s, ${t}m or ${t}ms`;
+  return 'is not a duration; use forms like 500ms, 30s, 5m, 2h, 1d or 1h30m';
 }
 
 /** `90000` -> `1m30s`; `0` -> `0ms`. The inverse of parseDuration for display. */

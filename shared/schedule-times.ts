@@ -29,6 +29,11 @@ function cronOf(expr: string, timezone: string | null): Cron {
 
 /** Null when the expression is fine, else why not (croner's words, without its prefix). */
 export function cronProblem(expr: string): string | null {
+  // Counted here: croner's own words for a wrong count speak of six- and seven-part patterns,
+  // which its 5-part mode then refuses too.
+  const parts = expr.trim().split(/\s+/).filter(Boolean);
+  if (!parts[0]?.startsWith('@') && parts.length !== 5)
+    return `it has ${parts.length} field${parts.length === 1 ? '' : 's'}`;
   try {
     const c = cronOf(expr, 'UTC');
     if (c.nextRun() === null) return 'never comes due';

@@ -7,6 +7,7 @@ import { DURABILITIES, MISSED_POLICIES, OVERLAP_POLICIES, TASK_STATUSES, type Js
 import { cronProblem, isTimeZone } from './schedule-times.ts';
 import { ValidationError, formatPath } from './errors.ts';
 import { checkJson } from './json.ts';
+import { durationProblem, formatDuration, parseDuration } from './durations.ts';
 
 export const LIMITS = {
   priority: { min: 0, max: 9, default: 5 },
@@ -52,6 +53,37 @@ export const timeoutMsSchema = z
 /** A duration in milliseconds (0 up to 100 years). */
 export const durationSchema = intIn(0, 100 * 365 * 24 * 3600_000);
 
+/** Milliseconds in a range, refused in words a person reads (`from 1s to 366d`), ms after. */
+const msIn = (min: number, max: number) => {
+  const error = `must be from ${formatDuration(min)} to ${formatDuration(max)} (${min} to ${max} milliseconds)`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
+
+/**
+ * A duration in a field whose name does not say its unit (`timeout`, `delay`): text such as
+ * "30s" only. A bare number is refused: 600 meant seconds to one writer and milliseconds to
+ * another; the message points at the `...Ms` field that takes milliseconds.
+ */
+const durationTextSchema = <N extends boolean = false>(
+  msField: string,
+  min: number,
+  max: number,
+  nullable?: N,
+) =>
+  z.unknown().transform((v, ctx): N extends true ? number | null : number => {
+    const fail = (message: string) => {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    };
+    if (v === null && nullable) return null as never;
+    if (typeof v !== 'string')
+      return fail(`use a duration like "30s" or a number of milliseconds in ${msField}`);
+    const ms = parseDuration(v);
+    if (ms === null) return fail(`"${v}" ${durationProblem(v)}`);
+    if (ms < min || ms > max) return fail(`must be from ${formatDuration(min)} to ${formatDuration(max)}`);
+    return ms as never;
+  });
+
 export const prioritySchema = intIn(LIMITS.priority.min, LIMITS.priority.max);
 
 // Optional before the transform: zod refuses a missing key for a bare transform ("expected
@@ -90,18 +122,58 @@ const taskNameSchema = z
   .max(LIMITS.nameLength, { error: `must be at most ${LIMITS.nameLength} characters` })
   .refine(wellFormed, WELL_FORMED);
 const maxAttemptsSchema = intIn(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max);
-const taskTimeoutSchema = z.union([intIn(LIMITS.timeoutMs.min, LIMITS.timeoutMs.max), z.null()]);
+const taskTimeoutMsSchema = z.union([msIn(LIMITS.timeoutMs.min, LIMITS.timeoutMs.max), z.null()]);
+const taskTimeoutTextSchema = durationTextSchema(
+  'timeoutMs',
+  LIMITS.timeoutMs.min,
+  LIMITS.timeoutMs.max,
+  true,
+);
+const timeoutFields = {
+  timeout: taskTimeoutTextSchema.optional(),
+  timeoutMs: taskTimeoutMsSchema.optional(),
+};
+
+/** `timeout` and `timeoutMs` (`delay` and `delayMs`) are two spellings of one field. */
+function oneSpelling(s: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  for (const f of ['timeout', 'delay'])
+    if (s[f] !== undefined && s[`${f}Ms`] !== undefined)
+      ctx.addIssue({ code: 'custom', path: [`${f}Ms`], message: `give either ${f} or ${f}Ms, not both` });
+}
+
+/**
+ * The spec as the engine reads it: the `...Ms` spellings folded into `timeout` and `delay`, keys
+ * in the schema's order (the quick check in task-spec-quick.ts gives the same).
+ */
+function folded<T extends Record<string, unknown>>(s: T) {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (v === undefined) continue;
+    if (k === 'timeoutMs' || k === 'delayMs') out[k.slice(0, -2)] = v;
+    else out[k] = v;
+  }
+  return out as Omit<T, 'timeoutMs' | 'delayMs' | 'timeout' | 'delay'> & {
+    timeout?: number | null;
+    delay?: number;
+  };
+}
+
+/** The fields a task spec and a schedule's task template share, in the spec's order. */
+const commonTaskFields = {
+  kind: kindSchema,
+  name: taskNameSchema.optional(),
+  group: groupNameSchema.optional(),
+  priority: prioritySchema.optional(),
+  maxAttempts: maxAttemptsSchema.optional(),
+  ...timeoutFields,
+};
 
 export const taskSpecSchema = z
   .strictObject({
-    kind: kindSchema,
-    name: taskNameSchema.optional(),
-    group: groupNameSchema.optional(),
-    priority: prioritySchema.optional(),
-    maxAttempts: maxAttemptsSchema.optional(),
-    timeout: taskTimeoutSchema.optional(),
+    ...commonTaskFields,
     runAt: instantSchema.optional(),
-    delay: intIn(0, LIMITS.delayMs.max).optional(),
+    delay: durationTextSchema('delayMs', 0, LIMITS.delayMs.max).optional(),
+    delayMs: msIn(0, LIMITS.delayMs.max).optional(),
     unique: z
       .string({ error: 'must be a string' })
       .min(1, { error: 'must not be empty' })
@@ -110,10 +182,12 @@ export const taskSpecSchema = z
       .optional(),
     payload: payloadSchema,
   })
-  .refine((s) => s.runAt === undefined || s.delay === undefined, {
+  .superRefine(oneSpelling)
+  .refine((s) => s.runAt === undefined || (s.delay === undefined && s.delayMs === undefined), {
     error: 'give either runAt or delay, not both',
     path: ['delay'],
-  });
+  })
+  .transform(folded);
 
 export type TaskSpec = z.input<typeof taskSpecSchema>;
 export type ParsedTaskSpec = z.output<typeof taskSpecSchema>;
@@ -245,18 +319,13 @@ export const timeZoneSchema = z
   .refine(isTimeZone, { error: 'is not a known IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)' });
 
 /** Interval schedules: at least a second apart, at most a year. */
-export const everyMsSchema = intIn(1000, 366 * 24 * 3600_000);
+export const everyMsSchema = msIn(1000, 366 * 24 * 3600_000);
 
 /** What a schedule enqueues: a task spec without its own timing (the schedule gives that). */
-export const taskTemplateSchema = z.strictObject({
-  kind: kindSchema,
-  name: taskNameSchema.optional(),
-  group: groupNameSchema.optional(),
-  priority: prioritySchema.optional(),
-  maxAttempts: maxAttemptsSchema.optional(),
-  timeout: taskTimeoutSchema.optional(),
-  payload: payloadSchema,
-});
+export const taskTemplateSchema = z
+  .strictObject({ ...commonTaskFields, payload: payloadSchema })
+  .superRefine(oneSpelling)
+  .transform(folded);
 
 const recurrenceFields = {
   cron: cronSchema.optional(),

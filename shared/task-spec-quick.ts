@@ -21,17 +21,20 @@ const isText = (v: unknown, max: number): v is string =>
 const isIntIn = (v: unknown, min: number, max: number): boolean =>
   Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
 
-/** The schema's fields in its order, each with the common case of its rule. */
-const FIELDS: readonly (readonly [keyof ParsedTaskSpec, (v: unknown) => boolean])[] = [
+/**
+ * The schema's fields in its order, each with the common case of its rule. `timeout` and `delay`
+ * (duration text) are the schema's to parse; their `...Ms` spellings are read here.
+ */
+const FIELDS: readonly (readonly [string, (v: unknown) => boolean])[] = [
   ['kind', isName],
   ['name', (v) => isText(v, LIMITS.nameLength)],
   ['group', isName],
   ['priority', (v) => isIntIn(v, LIMITS.priority.min, LIMITS.priority.max)],
   ['maxAttempts', (v) => isIntIn(v, LIMITS.maxAttempts.min, LIMITS.maxAttempts.max)],
-  ['timeout', (v) => v === null || isIntIn(v, LIMITS.timeoutMs.min, LIMITS.timeoutMs.max)],
+  ['timeoutMs', (v) => v === null || isIntIn(v, LIMITS.timeoutMs.min, LIMITS.timeoutMs.max)],
   // Epoch milliseconds only: an ISO text is the schema's to parse.
   ['runAt', (v) => isIntIn(v, 0, Number.MAX_SAFE_INTEGER)],
-  ['delay', (v) => isIntIn(v, 0, LIMITS.delayMs.max)],
+  ['delayMs', (v) => isIntIn(v, 0, LIMITS.delayMs.max)],
   ['unique', (v) => isText(v, LIMITS.uniqueLength)],
   ['payload', (v) => checkJson(v, LIMITS.payload).ok],
 ];
@@ -51,7 +54,7 @@ export function quickTaskSpec(input: unknown): ParsedTaskSpec | undefined {
     if (!(key in spec)) continue;
     const v = spec[key];
     if (v === undefined || !valid(v)) return undefined;
-    out[key] = v;
+    out[key.endsWith('Ms') ? key.slice(0, -2) : key] = v;
     present++;
   }
   if (Object.keys(spec).length !== present || out.kind === undefined) return undefined;

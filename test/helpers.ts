@@ -61,7 +61,7 @@ export function exited(child: ChildProcess): Promise<number | null> {
 export async function waitFor<T>(
   predicate: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,
-  timeoutMs = 15_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const start = Date.now();
   for (;;) {

@@ -109,6 +109,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
       'put an existing crontab behind the queue: wrap its lines in `semaforo run`, or move them into schedules',
     load: async (ctx) => (await import('./commands/adopt.ts')).adoptCommand(ctx),
   },
+  where: {
+    term: 'where',
+    summary: 'say which queue file and handler folder this command line uses, and why (opens nothing)',
+    load: async (ctx) => (await import('./commands/where.ts')).whereCommand(ctx),
+  },
   'install-cli': {
     term: 'install-cli [options]',
     summary: "write a `semaforo` launcher into ~/.local/bin that runs this project's Node 22",

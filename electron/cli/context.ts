@@ -6,7 +6,9 @@ import type { Command } from 'commander';
 import { createEngine, type Engine, type EngineOptions } from '../core/engine.ts';
 import { stderrLogger } from '../core/logger.ts';
 import { defaultDbPath } from '../core/paths.ts';
+import { checkDbFolder } from './db-folder.ts';
 import type { CliIo } from './io.ts';
+import { printable } from './printable.ts';
 
 export interface GlobalOptions {
   db?: string;
@@ -38,8 +40,12 @@ export class CliContext {
 
   /** Opens the queue; closed when the command ends. */
   async engine(cmd: Command, options: Partial<EngineOptions> = {}): Promise<Engine> {
+    const file = this.dbPath(cmd);
+    // The default file's folder is missing only before the first use on this machine.
+    const note = this.globals(cmd).db === undefined ? null : checkDbFolder(cmd, file);
+    if (note) this.io.err(note);
     const engine = await createEngine({
-      file: this.dbPath(cmd),
+      file,
       logger: stderrLogger(this.globals(cmd).verbose === true),
       ...options,
     });
@@ -57,7 +63,7 @@ export class CliContext {
   /** `--json`: the value as JSON; otherwise the human text. */
   print(cmd: Command, value: unknown, human: () => string): void {
     if (this.globals(cmd).json) this.io.out(`${JSON.stringify(value, null, 2)}\n`);
-    else this.io.out(`${human()}\n`);
+    else this.io.out(`${printable(human())}\n`);
   }
 
   async closeAll(deadlineMs = 0): Promise<void> {

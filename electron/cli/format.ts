@@ -58,9 +58,20 @@ export function taskTable(tasks: readonly Task[], now: number): string {
       `${t.attempts}/${t.maxAttempts}`,
       oneLine(t.name, 32),
       whenOf(t, now),
-      oneLine(t.error, 50),
+      oneLine(errorCell(t), 50),
     ]),
   );
+}
+
+/**
+ * The ERROR cell: what went wrong before which command (`exited with code 1: no such file
+ * ("backup.sh /srv")`), so the cut at the column's width drops the command, not the reason. A
+ * pending task has no error to show: one it had was its previous run's, before a retry.
+ */
+function errorCell(t: Task): string | null {
+  if (t.status === 'pending' || t.status === 'running' || !t.error) return null;
+  const m = /^"(.*)" ((?:exited with code -?\d+|was killed by \S+)(?:: .*)?)$/s.exec(t.error);
+  return m ? `${m[2]} ("${m[1]}")` : t.error;
 }
 
 function whenOf(t: Task, now: number): string {
@@ -86,7 +97,9 @@ export function taskDetail(t: Task & { history: HistoryEntry[] }, now: number): 
   if (t.startedAt) lines.push(`  started    ${iso(t.startedAt)} (${relativeTime(t.startedAt, now)})`);
   if (t.finishedAt) lines.push(`  finished   ${iso(t.finishedAt)} (${relativeTime(t.finishedAt, now)})`);
   if (t.leaseOwner) lines.push(`  worker     ${t.leaseOwner}`);
-  if (t.reservedFor) lines.push(`  held for   ${t.reservedFor}`);
+  // Only while it waits: `run` keeps its task for its own worker until it starts.
+  if (t.reservedFor && (t.status === 'pending' || t.status === 'retrying'))
+    lines.push(`  held for   ${t.reservedFor} (the \`semaforo run\` that enqueued it runs it)`);
   if (t.progress !== null && t.status === 'running')
     lines.push(`  progress   ${Math.round(t.progress * 100)}%`);
   const cwd = t.kind === 'shell' ? (t.payload as { cwd?: unknown } | null)?.cwd : undefined;
@@ -97,7 +110,9 @@ export function taskDetail(t: Task & { history: HistoryEntry[] }, now: number): 
   if (t.history.length) {
     lines.push('', 'History:');
     for (const h of t.history) {
-      const took = h.endedAt !== null ? ` (${formatDuration(h.endedAt - h.startedAt)})` : '';
+      // An action (a retry, a cancel) takes no time worth showing.
+      const took =
+        h.endedAt !== null && h.type === 'attempt' ? ` (${formatDuration(h.endedAt - h.startedAt)})` : '';
       const what = h.type === 'attempt' ? `attempt ${h.attempt}` : 'action';
       lines.push(`  ${iso(h.startedAt)}  ${what}: ${h.outcome}${took}${h.worker ? `  on ${h.worker}` : ''}`);
       if (h.error) lines.push(`      error: ${h.error}`);

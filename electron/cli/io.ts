@@ -3,6 +3,7 @@
  * tests and so nothing reads `process` at import time.
  */
 import type { Readable } from 'node:stream';
+import { quietOnClosedPipe } from './epipe.ts';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -13,12 +14,16 @@ export interface CliIo {
   interactive: boolean;
   /** install a handler for SIGINT/SIGTERM; returns a function that removes it */
   onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
+  /** called if the process exits meanwhile; its answer replaces the exit code (removed by the returned function) */
+  onExit?: (handler: () => number) => () => void;
 }
 
 export function processIo(): CliIo {
+  const outClosed = quietOnClosedPipe(process.stdout);
+  const errClosed = quietOnClosedPipe(process.stderr);
   return {
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
+    out: (t) => void (outClosed() || process.stdout.write(t)),
+    err: (t) => void (errClosed() || process.stderr.write(t)),
     stdin: process.stdin,
     env: process.env,
     interactive: process.stderr.isTTY === true,
@@ -29,6 +34,11 @@ export function processIo(): CliIo {
         process.off('SIGINT', handler);
         process.off('SIGTERM', handler);
       };
+    },
+    onExit: (handler) => {
+      const listener = () => (process.exitCode = handler());
+      process.on('exit', listener);
+      return () => process.off('exit', listener);
     },
   };
 }

@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import type { Command } from 'commander';
+import { NotFoundError } from '../../shared/errors.ts';
 import type { Handler } from '../core/handlers/registry.ts';
 import { loadUserHandlers } from '../core/handlers/user-modules.ts';
 import { defaultHandlersDir } from '../core/paths.ts';
@@ -12,7 +14,19 @@ export async function loadKinds(
   ctx: CliContext,
   cmd: Command,
 ): Promise<{ handlers: Handler<unknown>[]; errors: { file: string; message: string }[]; dir: string }> {
-  const dir = cmd.optsWithGlobals<{ handlers?: string }>().handlers ?? defaultHandlersDir(ctx.ioHandle.env);
+  const given = cmd.optsWithGlobals<{ handlers?: string }>().handlers;
+  const dir = given ?? defaultHandlersDir(ctx.ioHandle.env);
+  // The default folder may well not exist; one the user named must (a typo loads nothing).
+  if (given !== undefined && !isFolder(given))
+    throw new NotFoundError(`--handlers: ${given} is not a folder (of your task kind modules)`);
   const { handlers, errors } = await loadUserHandlers(dir);
   return { handlers, errors, dir };
+}
+
+function isFolder(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }

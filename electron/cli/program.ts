@@ -26,7 +26,6 @@ export async function buildProgram(ctx: CliContext | null, args: readonly string
     .option('--json', 'machine-readable JSON on stdout')
     .addOption(new Option('--handlers <dir>', 'folder of your own task kinds').env('SEMAFORO_HANDLERS'))
     .option('-v, --verbose', 'log what the dispatcher does to stderr')
-    .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
       `
@@ -52,6 +51,22 @@ Exit codes: 0 ok, 1 failure, 2 bad input. \`semaforo run\` exits with its comman
   return program;
 }
 
+/**
+ * Commander's own errors as one line like every other: `semaforo: unknown command 'lst' (did you
+ * mean list?; add --help for usage)`.
+ */
+function commanderError(text: string, write: (t: string) => void): void {
+  const [first = '', ...rest] = text
+    .trim()
+    .replace(/^error: /, '')
+    .split('\n');
+  const hints = [
+    ...rest.map((l) => l.replace(/^\((.*)\)$/, '$1').replace(/^Did/, 'did')),
+    'add --help for usage',
+  ];
+  write(`semaforo: ${first} (${hints.join('; ')})\n`);
+}
+
 /** Runs the CLI with `args` (without node and script) and returns the exit code. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   const named = commandNamed(args);
@@ -64,7 +79,9 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     const program = await buildProgram(ctx, args);
     // Every command, however deep, reports errors the same way and never exits by itself.
     const configure = (c: Command) => {
-      c.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+      c.exitOverride()
+        .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: commanderError })
+        .configureHelp({ ...c.configureHelp(), showGlobalOptions: true });
       for (const sub of c.commands) configure(sub);
     };
     configure(program);

@@ -5,7 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import type { JsonValue } from '../../shared/domain.ts';
-import { parseDuration } from '../../shared/durations.ts';
+import { durationProblem, parseDuration } from '../../shared/durations.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { LIMITS } from '../../shared/schemas.ts';
 
@@ -21,6 +21,7 @@ export interface TaskOptions {
   unique?: string;
   payload?: string;
   cwd?: string;
+  shell?: boolean;
 }
 
 /** `timing: false` leaves out --delay/--at/--unique (a schedule's due times give those). */
@@ -39,7 +40,11 @@ export function addTaskOptions(cmd: Command, { kind = true, timing = true } = {}
       .option('--unique <key>', 'enqueue nothing if a task with this key is not finished yet');
   return cmd
     .option('--payload <json>', 'the payload as JSON (merged under the command for shell)')
-    .option('--cwd <dir>', 'working directory of a shell command');
+    .option('--cwd <dir>', 'working directory of a shell command')
+    .option(
+      '--shell',
+      "run the command through the system shell (pipes, globs, &&): -- 'du -sh * | sort -h'",
+    );
 }
 
 /** Engine field paths (`maxAttempts`, `tasks[3].priority`) as the user typed them: `--max-attempts`. */
@@ -52,7 +57,9 @@ export const TASK_OPTION_NAMES: OptionNames = {
   priority: '--priority',
   maxAttempts: '--max-attempts',
   timeout: '--timeout',
+  timeoutMs: '--timeout',
   delay: '--delay',
+  delayMs: '--delay',
   runAt: '--at',
   unique: '--unique',
   'payload.cwd': '--cwd',
@@ -100,7 +107,7 @@ function int(option: string, text: string | undefined): number | undefined {
 export function duration(option: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
-  if (ms === null) bad(option, `"${text}" is not a duration; use forms like 500ms, 30s, 5m, 2h`);
+  if (ms === null) bad(option, `"${text}" ${durationProblem(text)}`);
   return ms;
 }
 
@@ -137,6 +144,10 @@ export function taskSpecFrom(opts: TaskOptions, command: readonly string[], forc
     payload.command = command[0]!;
     payload.args = command.slice(1);
   }
+  if (opts.shell) {
+    if (kind !== 'shell') bad('--shell', 'applies to shell tasks only');
+    payload.shell = true;
+  }
   if (opts.cwd !== undefined) {
     if (kind !== 'shell') bad('--cwd', 'applies to shell tasks only');
     payload.cwd = opts.cwd;
@@ -150,8 +161,8 @@ export function taskSpecFrom(opts: TaskOptions, command: readonly string[], forc
   };
   put('priority', int('--priority', opts.priority));
   put('maxAttempts', int('--max-attempts', opts.maxAttempts));
-  put('timeout', duration('--timeout', opts.timeout));
-  put('delay', duration('--delay', opts.delay));
+  put('timeoutMs', duration('--timeout', opts.timeout));
+  put('delayMs', duration('--delay', opts.delay));
   if (opts.at !== undefined) {
     const t = Date.parse(opts.at);
     if (Number.isNaN(t) || !/[zZ]|[+-]\d\d:?\d\d$/.test(opts.at))

@@ -11,6 +11,7 @@ import { builtinHandlers } from './handlers/builtin.ts';
 import { HandlerRegistry } from './handlers/registry.ts';
 import { silentLogger } from './logger.ts';
 import { openStore } from './store/open-store.ts';
+import { assertTrusted } from './trust/file-trust.ts';
 import type { TaskStore } from './store/task-store.ts';
 import { newWorkerIdentity } from './worker-identity.ts';
 import { resolveConfig, type EngineOptions } from './engine/config.ts';
@@ -58,6 +59,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const { logger } = config;
   // Once per distinct message: a move that cannot be written is retried every second.
   let backgroundError = '';
+  // Its tasks run as this user: refuse a queue file another user could have written.
+  if (!options.store && !/^(:|file:|[a-z][a-z0-9+.-]*:\/\/)/i.test(options.file!))
+    assertTrusted(options.file!, 'queue file');
   const store =
     options.store ??
     (await openStore(options.file!, {

@@ -32,7 +32,7 @@ export class TaskCancelledError extends Error {
   }
 }
 
-export type StorageCondition = 'full' | 'read-only' | 'io' | 'cannot-open' | 'moved';
+export type StorageCondition = 'full' | 'read-only' | 'io' | 'cannot-open' | 'moved' | 'damaged';
 
 /** A storage failure, described for people; `code` is the backend's (or the system's) code. */
 export class StorageError extends Error {

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
-import type { WorkerIdentity } from './store/task-store.ts';
+import { hasEnded } from './handlers/attempt-tag.ts';
+import type { LeaseHolder, WorkerIdentity } from './store/task-store.ts';
 
 /** A fresh identity for one dispatcher: host, pid and a random part (pids get reused). */
 export function newWorkerIdentity(label = 'worker'): WorkerIdentity {
@@ -12,16 +14,49 @@ export function newWorkerIdentity(label = 'worker'): WorkerIdentity {
   };
 }
 
+const isLinux = process.platform === 'linux';
+
+/** Whether `pid` exists here (EPERM: it does, but is not ours); a zombie has ended (Linux). */
+function pidRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  return !(isLinux && hasEnded(pid));
+}
+
 /**
  * True only when the lease owner certainly is a process on this machine that no longer exists.
  * Anything uncertain (another host, no pid, EPERM: alive but not ours) waits for the lease to expire.
  */
 export function isOwnerProcessGone(owner: { pid: number | null; host: string | null }): boolean {
   if (owner.pid === null || owner.host !== os.hostname() || owner.pid === process.pid) return false;
+  return !pidRuns(owner.pid);
+}
+
+/**
+ * Whether the lease owner's process still runs on this machine (another process than this one).
+ * On Linux a process that started after the owner's latest lease is another one that got the
+ * same pid, not the owner.
+ */
+export function isOwnerProcessRunning(owner: LeaseHolder): boolean {
+  const { pid } = owner;
+  if (pid === null || owner.host !== os.hostname() || pid === process.pid || !pidRuns(pid)) return false;
+  const started = isLinux ? processStartedAt(pid) : null;
+  return !(started !== null && typeof owner.leaseExpiresAt === 'number' && started > owner.leaseExpiresAt);
+}
+
+/** When `pid` started, in epoch ms (Linux; null when unknown). */
+function processStartedAt(pid: number): number | null {
   try {
-    process.kill(owner.pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22 (starttime, in clock ticks since boot) is the 20th after the command's ')'.
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const btime = /^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))?.[1];
+    // USER_HZ is 100 on every Linux that Node runs on.
+    return btime === undefined || !Number.isFinite(ticks) ? null : Number(btime) * 1000 + ticks * 10;
+  } catch {
+    return null;
   }
 }

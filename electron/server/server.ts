@@ -15,6 +15,9 @@ import { StorageError } from '../core/errors.ts';
 import { bearerOf, checkHost, checkOrigin, checkToken, loopbackHosts, type GuardConfig } from './guard.ts';
 import { resolveStatic, sendStatic } from './static-files.ts';
 import { loadOrCreateToken } from './token.ts';
+import { truncateHead } from '../core/bounded.ts';
+
+const MESSAGE_CHARS = 300;
 
 export interface ServerOptions {
   engine: Engine;
@@ -140,6 +143,9 @@ function sendError(res: ServerResponse, err: unknown): void {
   const info =
     status === 500 ? { name: 'Error', message: 'internal error (see the server log)' } : toErrorInfo(err);
   if (err instanceof HttpError) info.name = 'HttpError';
+  // A message may quote what the client sent: never echo more than a line of it back.
+  info.message = truncateHead(info.message, MESSAGE_CHARS);
+  for (const issue of info.issues ?? []) issue.message = truncateHead(issue.message, MESSAGE_CHARS);
   sendJson(res, status, { error: info }, err instanceof HttpError ? err.headers : {});
 }
 
@@ -257,6 +263,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // e.g. `GET http://[/`: node's parser lets it through, and a throw here would end the process.
       return sendError(res, new HttpError(400, 'malformed request target'));
     }
+    // Only a path (origin form): an absolute target (`POST http://evil.example/api/...`) names a
+    // host of its own, which a proxy and this server may read differently from the Host header.
+    const target = req.url ?? '/';
+    if (!target.startsWith('/') || target.startsWith('//'))
+      return sendError(res, new HttpError(400, 'the request target must be a path starting with /'));
     // Exactly one Host header (RFC 9112 says 400 otherwise): the guard judges the request by it,
     // and two are how a proxy and this server come to disagree on which one was checked.
     const hosts = req.headersDistinct.host?.length ?? 0;
@@ -269,6 +280,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const origin = checkOrigin(req.headers.origin, req.headers.host!);
       if (!origin.ok)
         return sendJson(res, origin.status, { error: { name: 'Forbidden', message: origin.message } });
+      // Node keeps the first of two Authorization headers: which one did a proxy check?
+      if ((req.headersDistinct.authorization?.length ?? 0) > 1)
+        return sendError(res, new HttpError(400, 'more than one Authorization header'));
       const isEvents = url.pathname === '/api/events';
       const given = isEvents ? url.searchParams.get('token') : bearerOf(req.headers.authorization);
       const auth = checkToken(given, guard);

@@ -5,11 +5,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { assertTrusted } from '../core/trust/file-trust.ts';
 
 export const TOKEN_FILE = 'serve-token';
 
 export function loadOrCreateToken(dataDir: string): string {
   const file = path.join(dataDir, TOKEN_FILE);
+  assertTrusted(file, 'dashboard token'); // a planted token would let its planter in
   try {
     const existing = fs.readFileSync(file, 'utf8').trim();
     if (/^[0-9a-f]{64}$/.test(existing)) {

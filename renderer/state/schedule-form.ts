@@ -5,7 +5,7 @@
  * like `cron`, `task.payload.command`, or `schedule.…` from an update) land on the same fields.
  */
 import { MAX_CATCH_UP, type MissedPolicy, type OverlapPolicy, type Schedule } from '../../shared/domain.ts';
-import { formatDuration, parseDuration } from '../../shared/durations.ts';
+import { durationProblem, formatDuration, parseDuration } from '../../shared/durations.ts';
 import { ValidationError, type FieldIssue } from '../../shared/errors.ts';
 import { localTimeZone } from '../../shared/schedule-times.ts';
 import { parseInput, scheduleSpecSchema, type ScheduleSpec } from '../../shared/schemas.ts';
@@ -112,7 +112,7 @@ export function recurrenceOf(
   if (ms === null)
     return {
       kind: 'problem',
-      issue: { path: 'everyMs', message: 'is not a duration; write e.g. 30s, 5m, 2h, 1d or 1h30m' },
+      issue: { path: 'everyMs', message: durationProblem(text) },
     };
   if (ms < MIN_EVERY_MS || ms > MAX_EVERY_MS)
     return {

@@ -7,7 +7,7 @@
  * fields by path).
  */
 import type { JsonValue, Task, TaskTemplate } from '../../shared/domain.ts';
-import { formatDuration, parseDuration } from '../../shared/durations.ts';
+import { durationProblem, formatDuration, parseDuration } from '../../shared/durations.ts';
 import { ValidationError, type FieldIssue } from '../../shared/errors.ts';
 import type { z } from 'zod';
 import { parseInput, taskSpecSchema, taskTemplateSchema, type TaskSpec } from '../../shared/schemas.ts';
@@ -179,7 +179,7 @@ function durationField(text: string, path: string, issues: FieldIssue[]): number
   if (text.trim() === '') return undefined;
   const ms = parseDuration(text);
   if (ms === null) {
-    issues.push({ path, message: 'is not a duration; write e.g. 500ms, 30s, 5m, 2h or 1h30m' });
+    issues.push({ path, message: durationProblem(text) });
     return undefined;
   }
   return ms;
@@ -194,7 +194,7 @@ function commonFields(form: TaskForm, issues: FieldIssue[]): Record<string, unkn
   };
   put('priority', numberish(form.priority));
   put('maxAttempts', numberish(form.maxAttempts));
-  put('timeout', durationField(form.timeout, 'timeout', issues));
+  put('timeoutMs', durationField(form.timeout, 'timeout', issues));
   return spec;
 }
 
@@ -204,7 +204,11 @@ function checkWith(schema: z.ZodType, value: unknown, issues: FieldIssue[]): voi
     parseInput(schema, value);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
-    for (const issue of err.issues) if (!issues.some((i) => i.path === issue.path)) issues.push(issue);
+    // The form sends durations as timeoutMs/delayMs; their issues belong to the text fields.
+    for (const { path, message } of err.issues) {
+      const field = path.replace(/^(timeout|delay)Ms$/, '$1');
+      if (!issues.some((i) => i.path === field)) issues.push({ path: field, message });
+    }
   }
 }
 
@@ -221,7 +225,7 @@ export function buildSpec(form: TaskForm): { spec: TaskSpec; issues: FieldIssue[
   if (name) spec.name = name.slice(0, 200);
   Object.assign(spec, rest);
   const delay = durationField(form.delay, 'delay', issues);
-  if (delay !== undefined) spec.delay = delay;
+  if (delay !== undefined) spec.delayMs = delay;
   checkWith(taskSpecSchema, spec, issues);
   return { spec: spec as TaskSpec, issues };
 }

@@ -54,3 +54,33 @@ export function json<T = unknown>(r: CliResult): T {
 export function freshDb(): string {
   return path.join(tempDir(), 'queue.db');
 }
+
+/**
+ * Runs `semaforo ARGS` on a real terminal (a pseudo-terminal from util-linux `script`): stdin,
+ * stdout and stderr are all the tty, so the output comes back as one stream. `answer` is typed
+ * once `prompt` shows.
+ */
+export function cliOnTty(
+  args: readonly string[],
+  db: string,
+  { prompt, answer }: { prompt?: string; answer?: string } = {},
+): Promise<{ code: number | null; output: string }> {
+  const quoted = [process.execPath, BIN, '--db', db, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`);
+  const child = spawn('script', ['-qec', quoted.join(' '), '/dev/null'], {
+    env: { ...process.env, SEMAFORO_HOME: path.dirname(db) },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let answered = false;
+  child.stdout.on('data', (d: Buffer) => {
+    output += d.toString();
+    if (prompt && !answered && output.includes(prompt)) {
+      answered = true;
+      child.stdin.write(`${answer ?? ''}\n`);
+    }
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output: output.replace(/\r/g, '') }));
+  });
+}

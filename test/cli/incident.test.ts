@@ -4,6 +4,7 @@
  * never more than the group's rate, nothing before a Retry-After has passed, and every task ends done.
  */
 import http from 'node:http';
+import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../shared/domain.ts';
@@ -75,9 +76,22 @@ describe('the 3:47 a.m. incident, replayed', () => {
 
     expect(vendor.maxInFlight()).toBe(1);
     const hits = vendor.hits;
-    // Never more than 5 starts in any second (50 ms allowed for the hop from claim to arrival).
+    // Never more than 5 starts in any second, by the queue's own start stamps...
+    const read = new Database(db, { readonly: true });
+    const starts = (
+      read
+        .prepare("SELECT started_at AS at FROM history WHERE type = 'attempt' ORDER BY started_at")
+        .all() as {
+        at: number;
+      }[]
+    ).map((r) => r.at);
+    read.close();
+    for (let i = 0; i + 5 < starts.length; i++)
+      expect(starts[i + 5]! - starts[i]!).toBeGreaterThanOrEqual(1000);
+    // ... and at the vendor, allowing for the hop from claim to arrival (on a machine at load 16
+    // on 2 cores one request took 106 ms longer than the next).
     for (let i = 0; i + 5 < hits.length; i++)
-      expect(hits[i + 5]!.at - hits[i]!.at).toBeGreaterThanOrEqual(950);
+      expect(hits[i + 5]!.at - hits[i]!.at).toBeGreaterThanOrEqual(750);
     // After a 429 with Retry-After: 1, nothing arrives for a second: the whole group waited.
     for (let i = 0; i < hits.length - 1; i++)
       if (hits[i]!.status === 429) expect(hits[i + 1]!.at - hits[i]!.at).toBeGreaterThanOrEqual(1000);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Schedule, Task } from '../../shared/domain.ts';
 import { cli, freshDb, json } from './cli-helpers.ts';
 
-describe('semaforo schedule', () => {
+// Each test spawns a dozen or more CLIs, seconds each on a loaded machine.
+describe('semaforo schedule', { timeout: 120_000 }, () => {
   it('adds, lists, shows, pauses, resumes, runs now and removes a schedule', async () => {
     const db = freshDb();
     const added = json<Schedule>(
@@ -70,7 +71,7 @@ describe('semaforo schedule', () => {
       [['--cron', '0 0 * * * *'], /^semaforo: --cron: is not a valid 5-field cron expression/],
       [['--cron', '* * * * *', '--tz', 'Nowhere/City'], /^semaforo: --tz: is not a known IANA time zone/],
       [['--every', 'soon'], /^semaforo: --every: "soon" is not a duration/],
-      [['--every', '100ms'], /^semaforo: --every: must be an integer from 1000/],
+      [['--every', '100ms'], /^semaforo: --every: must be from 1s to 366d/],
       [
         ['--every', '5m', '--cron', '* * * * *'],
         /^semaforo: --cron: give either --cron EXPR or --every DUR\n$/,
@@ -80,7 +81,7 @@ describe('semaforo schedule', () => {
       [['--every', '5m', '--priority', '12'], /^semaforo: --priority: must be an integer from 0 to 9\n$/],
       [
         ['--every', '5m', '--missed', 'later'],
-        /error: option '--missed <policy>' argument 'later' is invalid/,
+        /semaforo: option '--missed <policy>' argument 'later' is invalid/,
       ],
     ];
     for (const [args, message] of cases) {
@@ -111,5 +112,26 @@ describe('semaforo schedule', () => {
       .split('\n')
       .map((l) => new Date(l).getUTCDate());
     expect(months).toEqual([31, 31, 31]);
+  });
+});
+
+describe('an interval schedule across pause and resume', { timeout: 120_000 }, () => {
+  it('stays on its grid: the next due time after a resume is the grid point, not now + interval', async () => {
+    const db = freshDb();
+    type S = { nextDueAt: number | null; upcoming: number[]; everyMs: number };
+    const added = json<S>(
+      await cli(
+        ['--json', 'schedule', 'add', 'grid', '--every', '1h', '--kind', 'sleep', '--payload', '{"ms":0}'],
+        {
+          db,
+        },
+      ),
+    );
+    const paused = json<S>(await cli(['--json', 'schedule', 'pause', 'grid'], { db }));
+    expect(paused.nextDueAt).toBeNull();
+    expect(paused.upcoming[0]).toBe(added.nextDueAt);
+    const resumed = json<S>(await cli(['--json', 'schedule', 'resume', 'grid'], { db }));
+    expect(resumed.nextDueAt).toBe(added.nextDueAt);
+    expect(resumed.upcoming.slice(0, 2)).toEqual([added.nextDueAt, added.nextDueAt! + 3600_000]);
   });
 });

@@ -144,6 +144,11 @@ describe('classifyStorageError', () => {
     expect(classifyStorageError('EACCES', file, facts({ file: 'missing', folder: 'no' }))?.message).toBe(
       `cannot open the queue database ${file}: it does not exist and its folder /data/semaforo is read-only`,
     );
+    // An unreadable file is not blamed on its read-only folder.
+    expect(
+      classifyStorageError('SQLITE_CANTOPEN', file, facts({ file: 'no', folder: 'no', readable: false }))
+        ?.message,
+    ).toBe(`cannot open the queue database ${file}: permission denied: this user may not read it`);
   });
 
   it('leaves other errors alone (busy, corrupt, not a database: reported elsewhere)', () => {

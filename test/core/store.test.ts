@@ -33,7 +33,7 @@ describe('enqueue validation', () => {
     [{ kind: 'sleep', payload: { ms: Number.NaN } }, /payload/],
     [{ kind: 'sleep', priorty: 1, payload: { ms: 0 } }, /priorty/],
     [
-      { kind: 'sleep', delay: 5, runAt: 5, payload: { ms: 0 } },
+      { kind: 'sleep', delayMs: 5, runAt: 5, payload: { ms: 0 } },
       /^delay: give either runAt or delay, not both/,
     ],
     [{ kind: 'sleep', maxAttempts: 0, payload: { ms: 0 } }, /^maxAttempts: /],
@@ -88,8 +88,8 @@ describe('store', () => {
         name: `t${size}-${i}`,
         group: ['a', 'b', 'c'][i % 3],
         priority: i % 10,
-        delay: i % 2 ? 60_000 : undefined,
-        timeout: i % 3 ? 5000 : undefined,
+        delayMs: i % 2 ? 60_000 : undefined,
+        timeoutMs: i % 3 ? 5000 : undefined,
         payload: { ms: i },
       }));
       const out = await engine.enqueueMany(specs);

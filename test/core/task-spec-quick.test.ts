@@ -45,9 +45,9 @@ const specs = fc
         group: name,
         priority: int(LIMITS.priority.min, LIMITS.priority.max),
         maxAttempts: int(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max),
-        timeout: fc.oneof(fc.constant(null), int(LIMITS.timeoutMs.min, LIMITS.timeoutMs.max)),
+        timeoutMs: fc.oneof(fc.constant(null), int(LIMITS.timeoutMs.min, LIMITS.timeoutMs.max)),
         runAt: fc.oneof(int(0, Number.MAX_SAFE_INTEGER), fc.constant('2026-12-02T03:47:00Z')),
-        delay: int(0, LIMITS.delayMs.max),
+        delayMs: int(0, LIMITS.delayMs.max),
         unique: text(LIMITS.uniqueLength),
         payload,
       },
@@ -89,7 +89,14 @@ describe('quickTaskSpec', () => {
     for (const spec of [
       { kind: 'sleep', payload: { ms: 0 } },
       { kind: 'shell', name: 'nightly backup', group: 'backups', priority: 9, payload: { command: 'true' } },
-      { kind: 'http', maxAttempts: 5, timeout: null, delay: 1000, unique: 'report:2026-12-04', payload: {} },
+      {
+        kind: 'http',
+        maxAttempts: 5,
+        timeoutMs: null,
+        delayMs: 1000,
+        unique: 'report:2026-12-04',
+        payload: {},
+      },
       { kind: 'sleep', runAt: 1_780_000_000_000 },
     ]) {
       expect(quickTaskSpec(spec)).toStrictEqual(taskSpecSchema.parse(spec));
@@ -100,7 +107,7 @@ describe('quickTaskSpec', () => {
     const hidden = Object.defineProperty({ kind: 'sleep' }, 'priority', { value: 99, enumerable: false });
     expect(quickTaskSpec(hidden)).toBeUndefined();
     expect(taskSpecSchema.safeParse(hidden).success).toBe(false);
-    const hiddenDelay = Object.defineProperty({ kind: 'sleep', runAt: 5 }, 'delay', { value: 10 });
+    const hiddenDelay = Object.defineProperty({ kind: 'sleep', runAt: 5 }, 'delayMs', { value: 10 });
     expect(quickTaskSpec(hiddenDelay)).toBeUndefined();
     const proxied = new Proxy({ kind: 'sleep', group: 'ok' } as Record<string, unknown>, {
       get: (t, k) => (k === 'group' ? 'bad name!' : t[k as string]),
@@ -116,6 +123,32 @@ describe('quickTaskSpec', () => {
       delete proto.priority;
     }
     expect(quickTaskSpec({ kind: 'sleep' })).toStrictEqual({ kind: 'sleep', payload: {} });
+  });
+
+  it('takes a duration as text, or as milliseconds in a field named ...Ms, never as a bare number', () => {
+    expect(parseTaskSpec({ kind: 'sleep', timeout: '30s', delay: '5m' })).toStrictEqual({
+      kind: 'sleep',
+      timeout: 30_000,
+      delay: 300_000,
+      payload: {},
+    });
+    expect(parseTaskSpec({ kind: 'sleep', timeoutMs: 600, delayMs: 10 })).toMatchObject({
+      timeout: 600,
+      delay: 10,
+    });
+    const fault = (spec: unknown) => {
+      const r = taskSpecSchema.safeParse(spec);
+      expect(r.success).toBe(false);
+      return r.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    };
+    expect(fault({ kind: 'sleep', timeout: 600 })).toBe(
+      'timeout: use a duration like "30s" or a number of milliseconds in timeoutMs',
+    );
+    expect(fault({ kind: 'sleep', delay: '10' })).toBe('delay: "10" has no unit; write 10s, 10m or 10ms');
+    expect(fault({ kind: 'sleep', timeout: '8d' })).toBe('timeout: must be from 1ms to 7d');
+    expect(fault({ kind: 'sleep', timeout: '1s', timeoutMs: 1000 })).toBe(
+      'timeoutMs: give either timeout or timeoutMs, not both',
+    );
   });
 
   it('passes the rest to the schema, which still names the field at fault', () => {
@@ -139,7 +172,7 @@ describe('quickTaskSpec', () => {
     expect(fault({ kind: 'sleep', priority: 10 })).toMatch(
       /tasks\[2\]\.priority: must be an integer from 0 to 9/,
     );
-    expect(fault({ kind: 'sleep', runAt: 1, delay: 2 })).toMatch(
+    expect(fault({ kind: 'sleep', runAt: 1, delayMs: 2 })).toMatch(
       /tasks\[2\]\.delay: give either runAt or delay/,
     );
     expect(fault({ kind: 'sleep', colour: 'red' })).toMatch(/colour/);

@@ -239,3 +239,35 @@ describe('a batched tick', () => {
     }
   });
 });
+
+describe('a tick with the kinds its worker has', () => {
+  it('claims only those kinds, leaves the others pending, and wakes for its own delayed ones', () => {
+    open();
+    store.enqueue(
+      [
+        newTaskRow({ kind: 'greet', name: 'theirs', runAt: 0 }),
+        newTaskRow({ kind: 'sleep', name: 'mine', runAt: 0 }),
+        newTaskRow({ kind: 'sleep', name: 'later', runAt: 5000 }),
+      ],
+      0,
+    );
+    const sleepOnly = () =>
+      store.tick({
+        now: () => 1000,
+        worker: a,
+        leaseMs: LEASE,
+        finishes: [],
+        claimMax: 10,
+        kinds: ['sleep'],
+      });
+    const out = sleepOnly();
+    expect(out.claimed.map((c) => c.task.name)).toEqual(['mine']);
+    // Nothing more to claim now: the greet task due now must not hide the wake-up for the sleep
+    // task due at 5000 (the worker slept until a write).
+    const idle = sleepOnly();
+    expect(idle.claimed).toEqual([]);
+    expect(idle.nextWakeAt).toBe(5000);
+    const other = store.tick({ now: () => 1000, worker: b, leaseMs: LEASE, finishes: [], claimMax: 10 });
+    expect(other.claimed.map((c) => c.task.name)).toEqual(['theirs']);
+  });
+});

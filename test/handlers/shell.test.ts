@@ -122,6 +122,23 @@ describe('shell kind', () => {
     },
   );
 
+  it.skipIf(process.platform === 'win32')(
+    'with shell: true, args reach the program as given (quoted), the command line is the shell’s',
+    async () => {
+      const engine = await testEngine();
+      engine.start();
+      const args = ['$HOME', "it's", 'a; echo injected', ''];
+      const { task } = await engine.enqueue({
+        kind: 'shell',
+        payload: { command: 'printf "[%s]"', args, shell: true },
+      });
+      const t = await finished(engine, task.id);
+      expect(t.status).toBe('done');
+      expect(t.history[0]!.output).toBe("[$HOME][it's][a; echo injected][]");
+      await engine.stop();
+    },
+  );
+
   it('finishes when the command exits, even if a background child it left still holds the output', async () => {
     const pidFile = path.join(tempDir(), 'pid');
     const engine = await testEngine();

@@ -65,7 +65,7 @@ async function sandbox({ signalAtOnce = false } = {}) {
  * itself, the unknown option or command or the missing argument.
  */
 const NAMES_IT =
-  /^(semaforo: (--[a-z][a-z-]*(\[\d+\])?|payload(\.\S+?)?|id(\[\d+\])?|ids\[\d+\]|command|name|group|stdin( line \d+)?|tasks\[\d+\](\.\S+?)?): \S|error: (unknown option '[^']+'|unknown command '[^']+'|option '[^']+' argument (missing|'.*' is invalid)|too many arguments|missing required argument '[^']+'|required option|option '[^']+' cannot be used with option '[^']+'))/s;
+  /^(semaforo: (--[a-z][a-z-]*(\[\d+\])?|payload(\.\S+?)?|id(\[\d+\])?|ids\[\d+\]|command|name|group|stdin|line \d+(: \S+?)?|tasks\[\d+\](\.\S+?)?): \S|semaforo: (unknown option '[^']+'|unknown command '[^']+'|option '[^']+' argument (missing|'.*' is invalid)|too many arguments|missing required argument '[^']+'|required option|option '[^']+' cannot be used with option '[^']+'))/s;
 
 function expectCleanRefusal(o: Outcome, argv: readonly string[]) {
   const what = JSON.stringify(argv).slice(0, 300);
@@ -73,7 +73,7 @@ function expectCleanRefusal(o: Outcome, argv: readonly string[]) {
   const lines = o.err.split('\n').filter((l) => l !== '');
   expect(lines.length, what).toBeGreaterThan(0);
   expect(lines[0], what).toMatch(NAMES_IT);
-  // One line; commander adds its hint (and a "did you mean") after its own errors.
+  // One line (commander's hint, and any "did you mean", end the same line).
   const hint = /^\((add --help for usage|Did you mean .+\?)\)$/;
   expect(
     lines.slice(1).filter((l) => !hint.test(l)),

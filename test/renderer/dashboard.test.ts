@@ -171,7 +171,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
         payload: { command: process.execPath, args: ['-e', ''] },
       },
       { name: 'cleanup-temp', kind: 'sleep', payload: { ms: 10 } },
-    ].map((s) => ({ ...s, delay: hour })); // delayed: they stay pending while the test looks
+    ].map((s) => ({ ...s, delayMs: hour })); // delayed: they stay pending while the test looks
     let ids: number[] = [];
     const { db, page } = await open({ before: async (db) => void (ids = await enqueueMany(db, specs)) });
     await go(page, 'Tasks');
@@ -226,7 +226,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     await page.getByRole('checkbox', { name: /report-alpha$/ }).check();
     await page.getByRole('checkbox', { name: /report-beta$/ }).check();
     await page.getByRole('toolbar', { name: 'Selected tasks' }).getByText('2 tasks selected').waitFor();
-    await enqueueMany(db, [{ name: 'report-delta', kind: 'sleep', payload: { ms: 10 }, delay: hour }]);
+    await enqueueMany(db, [{ name: 'report-delta', kind: 'sleep', payload: { ms: 10 }, delayMs: hour }]);
     await waitForRows(page, ['report-delta', 'report-gamma', 'report-beta', 'report-alpha']);
     expect(await page.getByRole('checkbox', { name: /report-alpha$/ }).isChecked()).toBe(true);
     expect(await page.getByRole('checkbox', { name: /report-beta$/ }).isChecked()).toBe(true);
@@ -361,7 +361,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     const { db, page } = await open({
       before: async (db) =>
         void (await enqueueMany(db, [
-          { kind: 'sleep', group: 'vendor', payload: { ms: 1 }, delay: 3600_000 },
+          { kind: 'sleep', group: 'vendor', payload: { ms: 1 }, delayMs: 3600_000 },
         ])),
     });
     await go(page, 'Groups');
@@ -409,7 +409,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
       kind: 'sleep',
       name: `bulk-${String(i).padStart(6, '0')}`,
       group: ['alpha', 'beta', 'gamma'][i % 3],
-      delay: 3600_000,
+      delayMs: 3600_000,
       payload: { ms: 10 },
     }));
     const { db, page, server } = await open({ before: async (db) => void (await enqueueMany(db, specs)) });
@@ -460,7 +460,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     await scroller.evaluate((el) => el.scrollTo({ top: 1_500_000 }));
     await page.locator('[role="row"][aria-rowindex="50001"][data-task-id]').waitFor();
     const before = await scroller.evaluate((el) => el.scrollTop);
-    await enqueueMany(db, [{ kind: 'sleep', name: 'late-arrival', delay: 3600_000, payload: { ms: 10 } }]);
+    await enqueueMany(db, [{ kind: 'sleep', name: 'late-arrival', delayMs: 3600_000, payload: { ms: 10 } }]);
     await waitForText(page.getByTestId('task-total'), '100,001 tasks');
     expect(await scroller.evaluate((el) => el.scrollTop)).toBe(before);
     await page.locator('[role="row"][aria-rowindex="50001"][data-task-id]').waitFor();
@@ -504,7 +504,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
             kind: 'sleep',
             name: `report-${i + 1}`,
             group: 'vendor',
-            delay: 3600_000,
+            delayMs: 3600_000,
             payload: { ms: 50 },
           })),
         ]);

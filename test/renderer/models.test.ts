@@ -64,8 +64,8 @@ describe('New task form model', () => {
       group: 'backups',
       priority: 1,
       maxAttempts: 5,
-      timeout: 90 * 60_000,
-      delay: 10 * 60_000,
+      timeoutMs: 90 * 60_000,
+      delayMs: 10 * 60_000,
       payload: { command: 'rsync', args: ['-a', '/home/me/photos', '/mnt/backup dir'] },
     });
   });
@@ -126,7 +126,7 @@ describe('New task form model', () => {
       group: 'backups',
       priority: 2,
       maxAttempts: 4,
-      timeout: 300_000,
+      timeoutMs: 300_000,
       payload: { env: { MODE: 'x' }, command: 'backup.sh', args: ['--full'], cwd: '/srv' },
     });
     // A kind without its own fields is edited as JSON.

@@ -44,7 +44,10 @@ describe('schedules in the engine', () => {
         { name: 'a', cron: '* * * * *', timezone: 'Mars/Olympus', task: sleep0 },
         'timezone: is not a known IANA',
       ],
-      [{ name: 'a', everyMs: 500, task: sleep0 }, 'everyMs: must be an integer from 1000'],
+      [
+        { name: 'a', everyMs: 500, task: sleep0 },
+        'everyMs: must be from 1s to 366d (1000 to 31622400000 milliseconds)',
+      ],
       [{ name: 'a', cron: '* * * * *', everyMs: 60_000, task: sleep0 }, 'cron: give either cron or everyMs'],
       [
         { name: 'a', everyMs: 60_000, timezone: 'UTC', task: sleep0 },

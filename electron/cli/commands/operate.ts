@@ -1,7 +1,7 @@
 /** Operator actions: retry, cancel, delete, pause/resume, purge, group limits, queue settings. */
 import { Command, Option } from 'commander';
 import { formatDuration, formatRate, parseRate } from '../../../shared/durations.ts';
-import { ValidationError } from '../../../shared/errors.ts';
+import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
 import {
   durationSchema,
   groupNameSchema,
@@ -13,6 +13,7 @@ import {
 } from '../../../shared/schemas.ts';
 import type { CliContext } from '../context.ts';
 import { groupTable } from '../format.ts';
+import { canAsk, confirm, describePurge, previewPurge } from '../purge-preview.ts';
 import { duration, namingOptions, type OptionNames } from '../task-options.ts';
 
 function ids(list: readonly string[]): number[] {
@@ -65,7 +66,13 @@ export function cancelCommand(ctx: CliContext): Command {
     ctx.print(cmd, out, () => {
       const lines: string[] = [];
       if (out.cancelled.length) lines.push(`cancelled ${listed(out.cancelled)}`);
-      if (out.requested.length) lines.push(`asked the workers running ${listed(out.requested)} to stop them`);
+      if (out.requested.length) {
+        const one = out.requested.length === 1;
+        lines.push(
+          `stopping ${listed(out.requested)}: ${one ? 'it is' : 'they are'} running; ` +
+            `${one ? 'its worker stops it' : 'their workers stop them'} and ${one ? 'it ends' : 'they end'} cancelled`,
+        );
+      }
       return lines.join('\n') || 'nothing to cancel (those tasks have ended)';
     });
   });
@@ -76,7 +83,11 @@ export function deleteCommand(ctx: CliContext): Command {
     .description('delete tasks and their history (running tasks must be cancelled first)')
     .argument('<id...>', 'task ids');
   return cmd.action(async (list: string[]) => {
-    const removed = await (await ctx.engine(cmd)).remove(ids(list));
+    const engine = await ctx.engine(cmd);
+    const wanted = ids(list);
+    // As cancel does: an id that matches nothing is a typo, and nothing is deleted.
+    for (const id of wanted) await engine.getTask(id);
+    const removed = await engine.remove(wanted);
     ctx.print(cmd, { ids: removed }, () =>
       removed.length ? `deleted ${listed(removed)}` : 'nothing deleted',
     );
@@ -94,7 +105,17 @@ export function pauseCommands(ctx: CliContext): Command[] {
       .argument('[group]', 'only this group');
     return cmd.action(async (group: string | undefined) => {
       const engine = await ctx.engine(cmd);
-      await engine[verb](group === undefined ? undefined : groupName(group));
+      const name = group === undefined ? undefined : groupName(group);
+      // `pause nosuchgroup` would create that group, paused, and say "paused".
+      if (name !== undefined) {
+        const names = (await engine.stats(0)).groups.map((g) => g.name);
+        if (!names.includes(name))
+          throw new NotFoundError(
+            `group "${name}" does not exist${names.length ? ` (groups: ${names.join(', ')})` : ''}; ` +
+              'a group appears with its first task or `semaforo group set`',
+          );
+      }
+      await engine[verb](name);
       ctx.print(
         cmd,
         { paused: verb === 'pause', group: group ?? null },
@@ -107,14 +128,37 @@ export function pauseCommands(ctx: CliContext): Command[] {
 export function purgeCommand(ctx: CliContext): Command {
   const cmd = new Command('purge')
     .description('delete finished tasks (done, failed, cancelled) that ended long enough ago')
-    .option('--older-than <dur>', 'age to keep, e.g. 30d, 12h (default: the retention setting)');
-  return cmd.action(async (opts: { olderThan?: string }) => {
+    .option('--older-than <dur>', 'age to keep, e.g. 30d, 12h (default: the retention setting)')
+    .option('-y, --yes', 'do not ask (on a terminal purge says what it will delete and asks first)')
+    .addHelpText('after', '\nWithout a terminal (cron, scripts) it does not ask; it says what it deleted.');
+  return cmd.action(async (opts: { olderThan?: string; yes?: boolean }) => {
     const engine = await ctx.engine(cmd);
-    const olderThan = duration('--older-than', opts.olderThan);
-    const count = await engine.purge(
-      olderThan === undefined ? undefined : parseInput(durationSchema, olderThan, 'olderThan'),
+    let ageMs = duration('--older-than', opts.olderThan);
+    if (ageMs === undefined) {
+      const days = (await engine.stats(0)).settings.retentionDays;
+      // Retention 0 means keep forever, not "everything is old enough".
+      if (days === 0)
+        throw new ValidationError([
+          { path: '--older-than', message: 'retention is set to keep forever; give --older-than, e.g. 30d' },
+        ]);
+      ageMs = days * 86_400_000;
+    }
+    const preview = await previewPurge(engine, Date.now() - ageMs);
+    const what = describePurge(preview, ageMs);
+    if (preview.count > 0 && !opts.yes && canAsk(ctx.ioHandle)) {
+      ctx.ioHandle.err(`purge will delete ${what}\n`);
+      if (!(await confirm(ctx.ioHandle, 'Delete them?'))) {
+        ctx.print(cmd, { count: 0, before: preview.before }, () => 'nothing deleted');
+        return;
+      }
+    }
+    const count =
+      preview.count === 0 ? 0 : await engine.purge(parseInput(durationSchema, ageMs, 'olderThan'));
+    ctx.print(cmd, { count, before: preview.before }, () =>
+      count === 0
+        ? `nothing to purge: no ${what.replace(/^0 /, '')}`
+        : `purged ${count === preview.count ? what : `${count} finished task(s)`}`,
     );
-    ctx.print(cmd, { count }, () => `purged ${count} finished task(s)`);
   });
 }
 

@@ -112,7 +112,7 @@ export function scheduleCommand(ctx: CliContext): Command {
     .addOption(
       new Option(
         '--missed <policy>',
-        'due times missed while nothing ran: skip, once (one catch-up), all (≤100)',
+        'due times missed while nothing ran: skip, once (one catch-up), all (≤100); a due time up to 60s late still runs (a busy or just-woken machine), even with skip',
       )
         .choices(['skip', 'once', 'all'])
         .default('skip'),

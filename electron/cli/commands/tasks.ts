@@ -1,6 +1,6 @@
 /** Commands that put tasks in and read them out: enqueue, list, show, stats, kinds. */
 import { Command, Option } from 'commander';
-import { TASK_STATUSES, type TaskStatus } from '../../../shared/domain.ts';
+import { TASK_STATUSES, type Task, type TaskStatus } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import { LIMITS, SORT_FIELDS, listQuerySchema, parseInput, taskIdSchema } from '../../../shared/schemas.ts';
 import { parseTaskSpec } from '../../../shared/task-spec-quick.ts';
@@ -39,12 +39,12 @@ Examples:
     if (opts.stdin) {
       if (command.length > 0)
         throw new ValidationError([{ path: '--stdin', message: 'cannot be combined with a command' }]);
-      const specs = (await readSpecs(ctx)).map((s, i) => parseTaskSpec(withCallerCwd(s), `tasks[${i}]`));
-      const results = await engine.enqueueMany(specs);
-      ctx.print(
-        cmd,
-        results.map((r) => r.task),
-        () => results.map((r) => `${r.task.id}${r.created ? '' : ' (existing: unique key held)'}`).join('\n'),
+      const { specs, lines } = await readSpecs(ctx);
+      const results = await namingLines(lines, () =>
+        engine.enqueueMany(specs.map((s, i) => parseTaskSpec(withCallerCwd(s), `tasks[${i}]`))),
+      );
+      ctx.print(cmd, results.map(withExisting), () =>
+        results.map((r) => `${r.task.id}${r.created ? '' : ' (existing: unique key held)'}`).join('\n'),
       );
       return;
     }
@@ -53,16 +53,43 @@ Examples:
     );
     ctx.print(
       cmd,
-      r.task,
+      withExisting(r),
       () => `${r.task.id}${r.created ? '' : ' (existing task: its unique key is held)'}`,
     );
   });
 }
 
-async function readSpecs(ctx: CliContext): Promise<unknown[]> {
+/**
+ * Runs `f`; a ValidationError about `tasks[i]` names the input line the spec came from instead
+ * (`line 3: timeout: …`), as a JSON syntax error does: blank lines make the two differ.
+ */
+async function namingLines<T>(lines: readonly number[], f: () => T | Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    throw new ValidationError(
+      err.issues.map((i) => {
+        const m = /^tasks\[(\d+)\]\.?/.exec(i.path);
+        const line = m ? lines[Number(m[1])] : undefined;
+        if (line === undefined) return i;
+        const field = i.path.slice(m![0].length);
+        return { ...i, path: field ? `line ${line}: ${field}` : `line ${line}` };
+      }),
+    );
+  }
+}
+
+/** The task, with `existing: true` when its unique key was held and nothing new was enqueued. */
+function withExisting(r: { task: Task; created: boolean }): Task | (Task & { existing: true }) {
+  return r.created ? r.task : { ...r.task, existing: true };
+}
+
+async function readSpecs(ctx: CliContext): Promise<{ specs: unknown[]; lines: number[] }> {
   const io = ctx.ioHandle;
   const progress = progressLine(io);
   const specs: unknown[] = [];
+  const lines: number[] = [];
   let lineNo = 0;
   for await (const line of readLines(io.stdin)) {
     lineNo++;
@@ -75,14 +102,15 @@ async function readSpecs(ctx: CliContext): Promise<unknown[]> {
       specs.push(JSON.parse(line));
     } catch (err) {
       throw new ValidationError([
-        { path: `stdin line ${lineNo}`, message: `is not JSON (${(err as Error).message})` },
+        { path: `line ${lineNo}`, message: `is not JSON (${(err as Error).message})` },
       ]);
     }
+    lines.push(lineNo);
     if (specs.length % 1000 === 0) progress.update(`read ${specs.length} task specs…`);
   }
   progress.done();
   if (specs.length === 0) throw new ValidationError([{ path: 'stdin', message: 'holds no task specs' }]);
-  return specs;
+  return { specs, lines };
 }
 
 /** Opens the engine with the user's kinds loaded too, so their payloads validate at enqueue. */
@@ -169,9 +197,16 @@ export function showCommand(ctx: CliContext): Command {
     .description('one task with its whole history (attempts, errors, output)')
     .argument('<id>', 'task id');
   return cmd.action(async (id: string) => {
-    const engine = await ctx.engine(cmd);
+    const { handlers, dir } = await loadKinds(ctx, cmd);
+    const engine = await ctx.engine(cmd, { userHandlers: handlers });
     const task = await engine.getTask(parseInput(taskIdSchema, intOption('id', id), 'id'));
-    ctx.print(cmd, task, () => taskDetail(task, Date.now()));
+    // A worker claims only the kinds it has: say so when no worker like this one could run it.
+    const waiting = task.status === 'pending' || task.status === 'retrying';
+    const lacking =
+      waiting && !engine.registry.kinds().includes(task.kind)
+        ? `\n  waiting    for a worker that has kind "${task.kind}" (none in ${dir}; start one with semaforo work --handlers DIR)`
+        : '';
+    ctx.print(cmd, task, () => taskDetail(task, Date.now()).replace(/\n/, `${lacking}\n`));
   });
 }
 
@@ -196,6 +231,8 @@ export function kindsCommand(ctx: CliContext): Command {
     const { handlers, errors, dir } = await loadKinds(ctx, cmd);
     const engine = await ctx.engine(cmd, { userHandlers: handlers });
     const kinds = engine.registry.list();
+    // A module that did not load is a kind the user expects and no worker here has.
+    if (errors.length > 0) ctx.exitCode = 1;
     ctx.print(cmd, { kinds, handlersDir: dir, loadErrors: errors }, () => {
       const lines = kinds.map(
         (k) => `${k.kind.padEnd(16)} ${k.source === 'user' ? '(yours) ' : ''}${k.description}`,

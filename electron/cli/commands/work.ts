@@ -8,6 +8,7 @@ import type { CliContext } from '../context.ts';
 import { loadKinds } from '../kinds.ts';
 import { progressLine } from '../io.ts';
 import { duration } from '../task-options.ts';
+import { drainWaitsFor, liveLine, taskLog, unknownKindsWaiting } from '../work-report.ts';
 
 /**
  * What is left to do: pending, waiting for a retry, or running anywhere. Null when the file
@@ -44,7 +45,8 @@ async function openWhenWritable(
       if (said) ctx.ioHandle.err(`semaforo work: ${ctx.dbPath(cmd)} can be written now; dispatching\n`);
       return engine;
     } catch (err) {
-      if (!(err instanceof StorageError)) throw err;
+      // Waiting cannot mend a damaged file.
+      if (!(err instanceof StorageError) || err.condition === 'damaged') throw err;
       if (engine) await ctx.discard(engine);
       if (err.message !== said) {
         ctx.ioHandle.err(
@@ -64,7 +66,7 @@ export function workCommand(ctx: CliContext): Command {
     .option('-c, --concurrency <n>', 'most tasks this worker runs at once (the queue limits apply on top)')
     .option(
       '--drain',
-      'exit when nothing is pending, waiting or running: 0, or 1 if a task failed meanwhile (130/143 when Ctrl-C/SIGTERM stops it first)',
+      'exit when nothing is pending, waiting or running: 0, or 1 if a task failed meanwhile or tasks of a kind this worker lacks are left (130/143 when Ctrl-C/SIGTERM stops it first)',
     )
     .option('--grace <dur>', 'on stop, how long running tasks get to finish before they are released', '10s');
   return cmd.action(async (opts: { concurrency?: string; drain?: boolean; grace: string }) => {
@@ -78,19 +80,30 @@ export function workCommand(ctx: CliContext): Command {
       maxInFlight = Number(opts.concurrency);
     }
     const graceMs = duration('--grace', opts.grace)!;
-    const { handlers, errors } = await loadKinds(ctx, cmd);
+    const { handlers, errors, dir } = await loadKinds(ctx, cmd);
     for (const e of errors) io.err(`semaforo: warning: kind module ${e.file} not loaded: ${e.message}\n`);
     const startedAt = Date.now();
     let stopRequested: NodeJS.Signals | null = null;
+    /** a drain that ended with only tasks it has no handler for left: why */
+    let unrunnable: string | null = null;
     let fileLost = false;
     let wakeWaiter = () => {};
-    // Before the line below: whoever waits for it may signal at once.
+    // Installed before saying it is ready: a SIGTERM right after that line must stop it gracefully.
     const offSignal = io.onSignal((signal) => {
       if (stopRequested) return;
       stopRequested = signal;
       io.err(`\nsemaforo work: ${signal}: finishing running tasks (up to ${opts.grace})…\n`);
       wakeWaiter();
     });
+    const offExit =
+      io.onExit?.(() => {
+        // Only a handler's process.exit() ends the process before the action returns.
+        io.err(
+          'semaforo work: the process was ended (process.exit) while dispatching, by a handler?; ' +
+            'its running tasks go back to the queue as lost attempts\n',
+        );
+        return 1;
+      }) ?? (() => {});
     io.err(
       `semaforo work: dispatching from ${ctx.dbPath(cmd)} (pid ${process.pid}); Ctrl-C stops gracefully\n`,
     );
@@ -120,32 +133,78 @@ export function workCommand(ctx: CliContext): Command {
         fileLost = true;
         wakeWaiter();
       });
+      const kinds = running.registry.kinds();
+      const lacking = async () => {
+        const u = await unknownKindsWaiting(running, kinds);
+        return u.count === 0
+          ? null
+          : `${u.count} task(s) of kind ${u.kinds.join(', ')} wait for a worker that has it ` +
+              `(this one loads your kinds from ${dir}; give --handlers DIR)`;
+      };
+      const lackingAtStart = await lacking();
+      if (lackingAtStart) io.err(`semaforo work: ${lackingAtStart}\n`);
+      const counts0 = (await running.stats(0)).counts;
+      const offLog = ctx.globals(cmd).verbose
+        ? running.onChange(
+            (
+              (log) => (b) =>
+                log(b.taskIds)
+            )(taskLog(running, (l) => io.err(`semaforo work: ${l}\n`))),
+          )
+        : () => {};
       running.start();
       await new Promise<void>((resolve) => {
+        let ticks = 0;
+        let said: number | null = null;
         const finish = () => {
+          if (finished) return;
+          finished = true;
           off();
+          offLog();
           clearInterval(timer);
           resolve();
         };
-        const check = () => {
-          if (stopRequested || fileLost) return finish();
+        let finished = false;
+        const checkNow = async (timed: boolean) => {
+          if (timed && io.interactive)
+            progress.update(
+              `${opts.drain ? 'draining: ' : ''}${await liveLine(running, counts0, Date.now())}`,
+            );
           if (!opts.drain) return;
-          void outstanding(running).then((left) => {
-            if (left === null) return;
-            progress.update(`draining: ${left} task(s) left`);
-            if (left === 0) finish();
-          });
+          const left = await outstanding(running);
+          if (left === null) return;
+          if (left === 0) return finish();
+          if (!timed || ticks++ % 4 !== 0) return; // about once a second: a few counts
+          const waits = await drainWaitsFor(running, Date.now());
+          if (waits !== null && waits.id !== said) {
+            progress.done();
+            io.err(`semaforo work: ${waits.text}\n`);
+          }
+          said = waits?.id ?? null;
+          if ((await running.stats(0)).counts.running > 0) return;
+          const u = await unknownKindsWaiting(running, kinds);
+          if (u.count > 0 && u.count === left) {
+            unrunnable = await lacking();
+            finish();
+          }
+        };
+        const check = (timed = false) => {
+          if (finished) return;
+          if (stopRequested || fileLost) return finish();
+          // A read that fails (busy, disk full) is said by the dispatcher; the next check retries.
+          checkNow(timed).catch(() => {});
         };
         // Changes by other processes arrive as events too; the timer covers a quiet file.
-        const timer = setInterval(check, 250);
-        const off = running.onChange(check);
+        const timer = setInterval(() => check(true), 250);
+        const off = running.onChange(() => check());
         wakeWaiter = check;
-        check();
+        check(true);
       });
       progress.done();
       await running.stop(graceMs);
     } finally {
       offSignal();
+      offExit();
     }
     if (fileLost) {
       ctx.exitCode = 1;
@@ -160,6 +219,11 @@ export function workCommand(ctx: CliContext): Command {
           `${left === null ? '' : `: ${left} task(s) left`}; they stay queued\n`,
       );
       ctx.exitCode = 128 + os.constants.signals[stopRequested];
+      return;
+    }
+    if (unrunnable !== null) {
+      io.err(`semaforo work: drained what this worker can run; ${unrunnable}\n`);
+      ctx.exitCode = 1;
       return;
     }
     const failed = (

@@ -14,17 +14,18 @@
  * monotonic already; a backoff it set is held for its full duration (DelayHolds), and another
  * owner's lease is judged by how long this process has watched it go unrenewed (LeaseWatch).
  */
-import { BOUNDS, TailBuffer, boundResult, truncateHead } from '../bounded.ts';
+import { BOUNDS, TailBuffer } from '../bounded.ts';
 import { systemMonotonic, type Clock, type MonotonicClock } from '../clock.ts';
-import { PermanentError, RetryAfterError, TaskCancelledError, TaskTimeoutError } from '../errors.ts';
+import { PermanentError, TaskCancelledError, TaskTimeoutError } from '../errors.ts';
 import type { HandlerRegistry } from '../handlers/registry.ts';
 import type { Logger } from '../logger.ts';
-import { decideAfterFailure, type Failure } from '../policy/outcome.ts';
 import type { ClaimedTask, Finish, LeaseHolder, TaskStore, WorkerIdentity } from '../store/task-store.ts';
 import type { Task } from '../../../shared/domain.ts';
 import type { DispatchConfig } from '../engine/config.ts';
 import { DelayHolds } from './delay-holds.ts';
-import { LeaseWatch } from './lease-watch.ts';
+import { ProgressWriter } from './progress-writer.ts';
+import { finishOf, SUCCESS } from './finish.ts';
+import { Reaper } from './reaper.ts';
 import { WriteFailures } from './write-failures.ts';
 import { LazyAbort } from './lazy-abort.ts';
 import { TaskContext } from './task-context.ts';
@@ -46,6 +47,8 @@ export interface DispatcherOptions {
   onExternalChange: () => void;
   /** is this lease owner a process on this machine that is gone? */
   isOwnerDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean;
+  /** whether a lease owner's process still runs on this machine (default: by its pid) */
+  isOwnerRunning?: (owner: LeaseHolder) => boolean;
   /** one line for a failed store call, naming the queue and the condition (default `String(err)`) */
   describeError?: (err: unknown) => string;
 }
@@ -78,7 +81,7 @@ export class Dispatcher {
   private readonly o: DispatcherOptions;
   private readonly c: DispatchConfig;
   private readonly holds: DelayHolds;
-  private readonly leases: LeaseWatch;
+  private readonly reaper: Reaper;
   private readonly writeFailures: WriteFailures;
   private readonly describeError: (err: unknown) => string;
   /** claims are held back behind a delay (said once per episode) */
@@ -90,13 +93,11 @@ export class Dispatcher {
   private ticking: Promise<void> | null = null;
   private tickAgain = false;
   private renewing = false;
-  private reaping = false;
   private wakeTimer: ReturnType<typeof setTimeout> | null = null;
   private intervals: ReturnType<typeof setInterval>[] = [];
   private unwatch: (() => void) | null = null;
   private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
-  private progress = new Map<number, number>();
-  private progressTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly progress: ProgressWriter;
   private idleWaiters: (() => void)[] = [];
 
   constructor(options: DispatcherOptions) {
@@ -104,9 +105,20 @@ export class Dispatcher {
     this.c = options.config;
     const mono = options.monotonic ?? systemMonotonic;
     this.holds = new DelayHolds(mono, this.c.maxHoldMs);
-    this.leases = new LeaseWatch(this.c.leaseMs, options.clock, mono);
     this.writeFailures = new WriteFailures(options.logger, mono);
     this.describeError = options.describeError ?? ((err) => String(err));
+    this.progress = new ProgressWriter(options.store, options.worker, options.logger, options.onChange);
+    this.reaper = new Reaper({
+      ...options,
+      monotonic: mono,
+      leaseMs: this.c.leaseMs,
+      dueNow: () => this.dueNow(),
+      onReclaimed: (ids) => this.o.onChange(ids),
+      wake: () => this.wake(),
+      reapSoon: () => {
+        if (this.state === 'running') void this.guarded(() => this.reaper.reap());
+      },
+    });
   }
 
   get inFlight(): number {
@@ -122,8 +134,8 @@ export class Dispatcher {
     this.state = 'running';
     this.unwatch = this.o.store.watch(() => this.externalChange());
     this.every(Math.max(50, Math.floor(this.c.leaseMs / 3)), () => this.renew());
-    this.every(this.c.reapIntervalMs, () => this.reap());
-    void this.guarded(() => this.reap());
+    this.every(this.c.reapIntervalMs, () => this.reaper.reap());
+    void this.guarded(() => this.reaper.reap());
     this.wake();
   }
 
@@ -183,12 +195,12 @@ export class Dispatcher {
     // Write whatever finished meanwhile (after the tick under way, if any).
     await this.ticking;
     if (this.finishes.length) await this.tick();
-    await this.flushProgress();
+    await this.progress.flush();
     this.state = 'stopped';
     for (const t of this.intervals) clearInterval(t);
     this.intervals = [];
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    if (this.progressTimer) clearTimeout(this.progressTimer);
+    this.progress.stop();
   }
 
   private every(ms: number, fn: () => Promise<void>): void {
@@ -246,34 +258,6 @@ export class Dispatcher {
     return now;
   }
 
-  private async reap(): Promise<void> {
-    if (this.reaping) return;
-    this.reaping = true;
-    let reclaimed: number[];
-    try {
-      this.leases.beginRound();
-      reclaimed = await this.o.store.reclaimLost(this.dueNow(), (owner) => this.isLost(owner));
-      this.leases.endRound();
-    } finally {
-      this.reaping = false;
-    }
-    if (reclaimed.length > 0) {
-      this.o.logger.warn(
-        `returned ${reclaimed.length} task(s) whose worker stopped renewing: ${reclaimed.join(', ')}`,
-      );
-      this.o.onChange(reclaimed);
-      this.wake();
-    }
-  }
-
-  /** Another owner's tasks go back to the queue when its process is gone or its lease stalled. */
-  private isLost(owner: LeaseHolder): boolean {
-    if (owner.id === this.o.worker.id) return false;
-    if (this.o.isOwnerDead(owner)) return true;
-    const lease = owner.leaseExpiresAt;
-    return typeof lease === 'number' && this.leases.stalled(owner.id, lease);
-  }
-
   /** One tick at a time: a tick asked for while one is under way runs right after it. */
   private tick(): Promise<void> {
     this.tickScheduled = false;
@@ -314,6 +298,7 @@ export class Dispatcher {
         finishes,
         claimMax,
         reservedOnly: this.c.reservedOnly,
+        kinds: this.o.registry.kinds(),
       });
     } catch (err) {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
@@ -401,12 +386,13 @@ export class Dispatcher {
       task,
       entry.abort,
       (text: string) => entry.output.push(text),
-      (fraction: number) => this.noteProgress(task.id, fraction),
+      (fraction: number) => this.progress.note(task.id, fraction),
+      this.o.worker.id,
     );
     entry.handlerDone = Promise.resolve()
       .then(() => handler.run(payload, ctx))
       .then(
-        (result) => this.settle(entry, null, result),
+        (result) => this.settle(entry, SUCCESS, result),
         (err: unknown) => this.settle(entry, err),
       );
   }
@@ -415,8 +401,15 @@ export class Dispatcher {
     const entry = this.running.get(id);
     if (!entry || entry.settled || entry.abort.aborted) return;
     entry.abort.abort(reason);
-    // A handler that ignores its signal must not hold the slot forever.
-    const grace = setTimeout(() => this.settle(entry, reason), this.c.abortGraceMs);
+    // A handler that ignores its signal still runs: its task stays running (leased, renewed,
+    // counted against every limit) until it returns, so nothing else takes its slot meanwhile.
+    const grace = setTimeout(() => {
+      this.o.logger.warn(
+        `task ${id}'s handler ignored its abort (${reason.message}) for ${this.c.abortGraceMs} ms: ` +
+          'its slot stays taken until it returns (JavaScript cannot be stopped from outside; ' +
+          'restarting the worker ends it)',
+      );
+    }, this.c.abortGraceMs);
     grace.unref();
     entry.timers.push(grace);
   }
@@ -425,34 +418,17 @@ export class Dispatcher {
     if (entry.settled) return;
     entry.settled = true;
     for (const t of entry.timers) clearTimeout(t);
-    const { task, historyId } = entry.claim;
-    const output = entry.output.text();
     const reason: unknown = entry.abort.aborted ? entry.abort.reason : null;
     if (reason instanceof LeaseLostError || reason instanceof ShutdownError) {
       // Someone else owns it now, or stop() releases it: nothing of ours to write.
       if (reason instanceof LeaseLostError) this.dropRunning(entry);
       return;
     }
-    const base = { taskId: task.id, attempt: task.attempts, historyId, output };
-    if (err === null && reason === null) {
-      this.finishes.push({ ...base, status: 'done', result: boundResult(result) });
-    } else {
-      const failure: Failure =
-        reason instanceof TaskCancelledError
-          ? { type: 'cancelled' }
-          : reason instanceof TaskTimeoutError
-            ? { type: 'timeout' }
-            : {
-                type: 'error',
-                permanent: err instanceof PermanentError,
-                retryAfterMs: err instanceof RetryAfterError ? err.ms : null,
-              };
-      const now = this.o.clock.now();
-      const decision = decideAfterFailure(task, failure, now, this.c.backoff, this.c.random);
-      if (decision.runAt !== undefined) this.holds.add(task.id, decision.runAt, decision.runAt - now);
-      const message = reason instanceof Error && failure.type !== 'error' ? reason.message : describe(err);
-      this.finishes.push({ ...base, ...decision, error: truncateHead(message, BOUNDS.errorChars) });
-    }
+    const now = this.o.clock.now();
+    const finish = finishOf(entry.claim, entry.output.text(), { err, reason, result }, now, this.c);
+    if (finish.status !== 'done' && finish.runAt !== undefined)
+      this.holds.add(finish.taskId, finish.runAt, finish.runAt - now);
+    this.finishes.push(finish);
     this.wake();
   }
 
@@ -463,40 +439,12 @@ export class Dispatcher {
     this.notifyIdle();
   }
 
-  private noteProgress(id: number, fraction: number): void {
-    if (!Number.isFinite(fraction)) return;
-    this.progress.set(id, Math.min(1, Math.max(0, fraction)));
-    if (this.progressTimer) return;
-    this.progressTimer = setTimeout(() => {
-      this.progressTimer = null;
-      void this.flushProgress();
-    }, 250);
-    this.progressTimer.unref();
-  }
-
-  private async flushProgress(): Promise<void> {
-    if (this.progress.size === 0) return;
-    const updates = this.progress;
-    this.progress = new Map();
-    try {
-      await this.o.store.setProgress(updates, this.o.worker);
-      this.o.onChange([...updates.keys()]);
-    } catch (err) {
-      this.o.logger.warn(`progress not saved: ${String(err)}`);
-    }
-  }
-
   private notifyIdle(): void {
     if (this.running.size > 0 || this.finishes.length > 0) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();
   }
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
 }
 
 export type { Task };

@@ -10,6 +10,7 @@ import type { LazyAbort } from './lazy-abort.ts';
  */
 export class TaskContext implements HandlerContext {
   readonly attempt: number;
+  readonly worker: string;
   readonly task: Task;
   readonly log: (text: string) => void;
   readonly progress: (fraction: number) => void;
@@ -20,8 +21,10 @@ export class TaskContext implements HandlerContext {
     cancel: LazyAbort,
     log: (text: string) => void,
     progress: (fraction: number) => void,
+    worker: string,
   ) {
     this.attempt = task.attempts;
+    this.worker = worker;
     this.task = task;
     this.log = log;
     this.progress = progress;

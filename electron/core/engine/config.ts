@@ -54,6 +54,11 @@ export interface EngineOptions {
   random?: () => number;
   /** how often change events may reach listeners. @defaultValue 200 (5 per second) */
   eventIntervalMs?: number;
+  /**
+   * While dispatching, run the store's integrity check (SQLite: PRAGMA quick_check) this often and
+   * stop dispatching into a damaged queue; 0: never. @defaultValue 600000 (10 min)
+   */
+  integrityCheckIntervalMs?: number;
   /** run the retention purge this often while dispatching; 0: never. @defaultValue 3600000 (hourly) */
   retentionIntervalMs?: number;
   /**
@@ -118,6 +123,7 @@ export function resolveConfig(
     backoff,
     random: options.random ?? Math.random,
     eventIntervalMs: options.eventIntervalMs ?? 200,
+    integrityCheckIntervalMs: options.integrityCheckIntervalMs ?? 600_000,
     retentionIntervalMs: options.retentionIntervalMs ?? 3600_000,
     privateWorker,
     schedules: options.schedules ?? !privateWorker,
@@ -140,6 +146,13 @@ export function resolveConfig(
     'claimBatch',
     'scheduleIntervalMs',
   ]);
-  atLeast(0, ['abortGraceMs', 'eventIntervalMs', 'retentionIntervalMs', 'fileCheckIntervalMs', 'maxHoldMs']);
+  atLeast(0, [
+    'abortGraceMs',
+    'eventIntervalMs',
+    'integrityCheckIntervalMs',
+    'retentionIntervalMs',
+    'fileCheckIntervalMs',
+    'maxHoldMs',
+  ]);
   return config;
 }

@@ -1,7 +1,8 @@
 /**
  * The engine's running parts, started together and stopped together: the dispatcher (claims and
- * runs tasks), the scheduler (fires due schedules), the retention purge, and the file guard (stops
- * dispatching if the queue's file is deleted or replaced under this process).
+ * runs tasks), the scheduler (fires due schedules), the retention purge, the file guard (stops
+ * dispatching if the queue's file is deleted or replaced under this process) and the integrity
+ * check (stops it if the queue is found damaged).
  */
 import { DbFileGuard, openedFiles } from '../db-file-guard.ts';
 import { Dispatcher } from '../dispatch/dispatcher.ts';
@@ -35,6 +36,7 @@ export class Runner {
   private dispatcher: Dispatcher | null = null;
   private scheduler: Scheduler | null = null;
   private retentionTimer: ReturnType<typeof setInterval> | null = null;
+  private integrityTimer: ReturnType<typeof setInterval> | null = null;
   private stopping: Promise<void> | null = null;
   private fault: string | null = null;
   private readonly faultListeners = new Set<(message: string) => void>();
@@ -79,6 +81,8 @@ export class Runner {
     if (this.dispatcher) return;
     const { store, config, changes } = this.p;
     if (this.fault === null) this.fault = this.guard?.check() ?? null;
+    // A damaged queue is not dispatched from: the writes would go on into a file that may lose them.
+    if (this.fault === null) this.fault = store.checkIntegrity?.() ?? null;
     if (this.fault !== null) throw new Error(this.fault);
     this.dispatcher = new Dispatcher({
       store,
@@ -107,6 +111,13 @@ export class Runner {
       });
       this.scheduler.start();
     }
+    if (config.integrityCheckIntervalMs > 0 && store.checkIntegrity) {
+      this.integrityTimer = setInterval(() => {
+        const damage = store.checkIntegrity?.() ?? null;
+        if (damage !== null) this.fileLost(damage);
+      }, config.integrityCheckIntervalMs);
+      this.integrityTimer.unref();
+    }
     if (config.retentionIntervalMs > 0) {
       this.retentionTimer = setInterval(() => void this.retention(), config.retentionIntervalMs);
       this.retentionTimer.unref();
@@ -125,6 +136,8 @@ export class Runner {
       this.scheduler = null;
       if (this.retentionTimer) clearInterval(this.retentionTimer);
       this.retentionTimer = null;
+      if (this.integrityTimer) clearInterval(this.integrityTimer);
+      this.integrityTimer = null;
       const d = this.dispatcher;
       this.dispatcher = null;
       if (d) await d.stop(deadlineMs);

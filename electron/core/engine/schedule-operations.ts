@@ -6,6 +6,7 @@ import type { EnqueueResult, JsonValue, Schedule } from '../../../shared/domain.
 import { NotFoundError } from '../../../shared/errors.ts';
 import { LIMITS, type ParsedScheduleSpec, type recurrenceSchema } from '../../../shared/schemas.ts';
 import type { z } from 'zod';
+import { nextDue } from '../../../shared/schedule-times.ts';
 import { dueTimes, firstDue, recurrenceOf } from '../schedule/plan.ts';
 import { fireDueSchedules } from '../schedule/scheduler.ts';
 import type { NewSchedule, StoredSchedule } from '../store/schedule-store.ts';
@@ -42,12 +43,15 @@ export function createScheduleOperations(core: EngineCore): ScheduleOperations {
 
   const withUpcoming = (s: StoredSchedule): Schedule => {
     const now = clock.now();
-    // An interval keeps its grid through the stored due time; a paused schedule shows what it
-    // would do if resumed now.
-    const due = s.enabled
-      ? { recurrence: recurrenceOf(s, s.nextDueAt ?? now + (s.everyMs ?? 0)), first: s.nextDueAt }
-      : firstDue(s, now);
-    return { ...s, upcoming: dueTimes(due.recurrence, due.first, UPCOMING) };
+    // An interval keeps its grid through the stored due time, kept while paused too; a paused
+    // schedule shows what it would do if resumed now, and has no due time of its own.
+    const recurrence = recurrenceOf(s, s.nextDueAt ?? now + (s.everyMs ?? 0));
+    const first = s.enabled ? s.nextDueAt : nextDue(recurrence, now);
+    return {
+      ...s,
+      nextDueAt: s.enabled ? s.nextDueAt : null,
+      upcoming: dueTimes(recurrence, first, UPCOMING),
+    };
   };
 
   /** The spec as stored: defaults filled in, the payload checked by its kind, the first due time. */
@@ -91,12 +95,20 @@ export function createScheduleOperations(core: EngineCore): ScheduleOperations {
     createSchedule: async (spec) => changed(await schedules.create(toNewSchedule(spec), clock.now())),
     updateSchedule: async (name, spec) =>
       changed(await schedules.replace(name, toNewSchedule(spec, 'schedule'), clock.now())),
-    pauseSchedule: async (name) => changed(await schedules.setEnabled(name, false, null, clock.now())),
+    async pauseSchedule(name) {
+      // The stored next due time stays, unseen (paused, none is due), as the interval's grid.
+      const kept = (await schedules.get(name))?.nextDueAt ?? null;
+      return changed(await schedules.setEnabled(name, false, kept, clock.now()));
+    },
     async resumeSchedule(name) {
-      const old = await ops.getSchedule(name);
+      const old = await schedules.get(name);
+      if (!old) throw missing(name);
       const now = clock.now();
-      // Resuming starts from now: runs that fell in the pause are not missed runs.
-      return changed(await schedules.setEnabled(name, true, firstDue(old, now).first, now));
+      // Resuming starts from now: runs that fell in the pause are not missed runs. An interval
+      // stays on its grid (the due time kept at pause): the next point of it after now.
+      const anchor = old.enabled ? null : old.nextDueAt;
+      const next = anchor !== null ? nextDue(recurrenceOf(old, anchor), now) : firstDue(old, now).first;
+      return changed(await schedules.setEnabled(name, true, next, now));
     },
     async removeSchedule(name) {
       if (!(await schedules.remove(name))) throw missing(name);

@@ -23,6 +23,7 @@ import {
   type SettingsUpdate,
 } from '../../../shared/schemas.ts';
 import type { NewTask } from '../store/task-store.ts';
+import { defaultTaskName } from '../policy/default-name.ts';
 import type { EngineCore } from './core.ts';
 
 const DAY = 24 * 3600_000;
@@ -55,18 +56,21 @@ export interface TaskOperations {
 export function createTaskOperations(core: EngineCore): TaskOperations {
   const { store, clock, registry } = core;
 
-  const toNewTask = (s: ParsedTaskSpec, prefix: string, now: number): NewTask => ({
-    kind: s.kind,
-    name: s.name ?? s.kind,
-    group: s.group ?? 'default',
-    priority: s.priority ?? LIMITS.priority.default,
-    payload: JSON.stringify(registry.parsePayload(s.kind, s.payload, prefix) ?? {}),
-    maxAttempts: s.maxAttempts ?? LIMITS.maxAttempts.default,
-    runAt: s.runAt ?? now + (s.delay ?? 0),
-    timeout: s.timeout ?? null,
-    unique: s.unique ?? null,
-    reservedFor: core.reservedFor,
-  });
+  const toNewTask = (s: ParsedTaskSpec, prefix: string, now: number): NewTask => {
+    const payload = registry.parsePayload(s.kind, s.payload, prefix);
+    return {
+      kind: s.kind,
+      name: s.name ?? defaultTaskName(s.kind, payload),
+      group: s.group ?? 'default',
+      priority: s.priority ?? LIMITS.priority.default,
+      payload: JSON.stringify(payload ?? {}),
+      maxAttempts: s.maxAttempts ?? LIMITS.maxAttempts.default,
+      runAt: s.runAt ?? now + (s.delay ?? 0),
+      timeout: s.timeout ?? null,
+      unique: s.unique ?? null,
+      reservedFor: core.reservedFor,
+    };
+  };
 
   const enqueue = async (tasks: NewTask[], now: number) => {
     const out = await store.enqueue(tasks, now);

@@ -12,6 +12,8 @@ export interface HandlerContext {
   readonly signal: AbortSignal;
   /** 1-based attempt number */
   attempt: number;
+  /** the lease owner (worker id) running this attempt; shell tasks tag their processes with it */
+  readonly worker?: string;
   task: Task;
   /** Appends to the attempt's output excerpt (bounded, the tail is kept). */
   log: (text: string) => void;

@@ -9,6 +9,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import type { JsonValue } from '../../../shared/domain.ts';
 import { PermanentError } from '../errors.ts';
+import { ATTEMPT_TAG_VAR, attemptTag } from './attempt-tag.ts';
+import { dyingWithWorker } from './death-signal.ts';
 import { killTree, spawnsOwnGroup } from './process-tree.ts';
 import type { Handler, HandlerContext } from './registry.ts';
 
@@ -151,20 +153,24 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
   if (p.cwd !== undefined && !fs.statSync(p.cwd, { throwIfNoEntry: false })?.isDirectory()) {
     throw new PermanentError(`cwd "${p.cwd}" is not an existing folder`);
   }
-  const args = p.args ?? [];
-  // With a shell the command is one command line; Node would join the arguments the same way,
-  // unquoted, but warns about passing them separately.
-  const [file, argv] = p.shell ? [[p.command, ...args].join(' '), []] : [p.command, args];
+  const env = {
+    ...process.env,
+    ...p.env,
+    // Last, so a payload cannot hide a process from the worker that must stop it.
+    ...(ctx.worker !== undefined && { [ATTEMPT_TAG_VAR]: attemptTag(ctx.worker, ctx.task.id, ctx.attempt) }),
+  };
+  const [file, argv] = commandLine(p);
   // A command on the user's terminal (`semaforo run` typed by hand) stays in the terminal's
   // foreground process group: in a group of its own it would be stopped when it reads the
   // terminal, and Ctrl-C would not reach it. Only then is the tree not ours to kill as a group.
   const ownGroup = spawnsOwnGroup && !(o.inheritStdio && process.stdin.isTTY === true);
   let child: ChildProcess;
   try {
-    child = spawn(file, argv, {
+    const [program, programArgs] = dyingWithWorker(file, argv, env, p.cwd);
+    child = spawn(program, programArgs, {
       cwd: p.cwd,
-      env: p.env ? { ...process.env, ...p.env } : process.env,
-      shell: p.shell === true,
+      env,
+      shell: p.shell === true && isWindows,
       detached: ownGroup,
       stdio: o.inheritStdio ? 'inherit' : ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
@@ -212,6 +218,23 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
     throw new Error(`"${display(p)}" was killed by ${result.signal ?? 'a signal'}${why ? `: ${why}` : ''}`);
   }
   throw new Error(`"${display(p)}" exited with code ${result.code}${why ? `: ${why}` : ''}`);
+}
+
+const isWindows = process.platform === 'win32';
+
+/** A POSIX shell word that the shell reads back as exactly `s`. */
+const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
+
+/**
+ * What to spawn. With `shell: true` the command is a command line for /bin/sh and each of `args`
+ * is appended quoted, so it reaches the program as given (on Windows cmd.exe has no quoting that
+ * holds for every program: there they are joined unquoted, as Node does).
+ */
+function commandLine(p: ShellPayload): [string, string[]] {
+  const args = p.args ?? [];
+  if (!p.shell) return [p.command, args];
+  if (isWindows) return [[p.command, ...args].join(' '), []];
+  return ['/bin/sh', ['-c', [p.command, ...args.map(shellQuote)].join(' ')]];
 }
 
 /** SIGTERM, then SIGKILL after `graceMs` if it is still there. */

@@ -1,5 +1,5 @@
 /**
- * User kinds: every `.js`, `.mjs` or `.ts` module in the user's handler folder that exports a
+ * User kinds: every `.js`, `.mjs`, `.cjs` or `.ts` module in the user's handler folder that exports a
  * handler object. A broken module is reported, not fatal: one typo must not stop the tray app or
  * the worker from running every other kind.
  *
@@ -17,7 +17,9 @@ import { z } from 'zod';
 import type { JsonValue } from '../../../shared/domain.ts';
 import { kindSchema, parseInput, timeoutMsSchema } from '../../../shared/schemas.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
+import { distrust } from '../trust/file-trust.ts';
 import { builtinHandlers } from './builtin.ts';
+import { describeSyntaxError } from './syntax-error.ts';
 import type { Handler, HandlerContext } from './registry.ts';
 
 export interface UserHandlerError {
@@ -38,7 +40,7 @@ export interface LoadOptions {
   timeoutMs?: number;
 }
 
-const EXTENSIONS = new Set(['.js', '.mjs', '.ts']);
+const EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.ts']);
 
 interface SchemaLike {
   safeParse: (value: unknown) => {
@@ -154,6 +156,9 @@ function describe(err: unknown): string {
 export async function loadUserHandlers(dir: string, options: LoadOptions = {}): Promise<LoadedUserHandlers> {
   const handlers: Handler[] = [];
   const errors: UserHandlerError[] = [];
+  // A module runs as this user: none is imported from a folder another user could write.
+  const folderDistrust = distrust(dir, 'handler folder');
+  if (folderDistrust !== null) return { handlers, errors: [{ file: dir, message: folderDistrust }] };
   let entries: fs.Dirent[];
   try {
     entries = await fs.promises.readdir(dir, { withFileTypes: true });
@@ -176,6 +181,11 @@ export async function loadUserHandlers(dir: string, options: LoadOptions = {}): 
     owners.set(kind, 'built-in');
   for (const name of files) {
     const file = path.join(dir, name);
+    const why = distrust(file, 'handler module');
+    if (why !== null) {
+      errors.push({ file, message: why });
+      continue;
+    }
     try {
       const mod = await withTimeout<Record<string, unknown>>(
         import(pathToFileURL(file).href),
@@ -188,7 +198,7 @@ export async function loadUserHandlers(dir: string, options: LoadOptions = {}): 
       owners.set(handler.kind, name);
       handlers.push(handler);
     } catch (err) {
-      errors.push({ file, message: describe(err) });
+      errors.push({ file, message: describeSyntaxError(err, file) ?? describe(err) });
     }
   }
   return { handlers, errors };

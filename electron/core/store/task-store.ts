@@ -104,6 +104,11 @@ export interface TickInput {
   claimMax: number;
   /** claim only tasks reserved for this worker (and never anyone else's) */
   reservedOnly?: boolean;
+  /**
+   * claim only tasks of these kinds (the worker's handlers); absent: any kind. Others stay
+   * pending for a worker that has their handler, instead of failing here.
+   */
+  kinds?: readonly string[];
 }
 
 export interface TickOutput {
@@ -144,6 +149,12 @@ export interface TaskStore {
    * processes; returns their ids. `now` only stamps what is written.
    */
   reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): Promise<number[]>;
+  /**
+   * If the wall clock stepped back (the file's newest records of the past lie ahead of `now`),
+   * moves what was stamped before the step back by the step, so waits keep what they had left;
+   * resolves to the step in ms, or null when there was none.
+   */
+  rebaseAfterClockStep(now: number): Promise<number | null>;
   /** On shutdown: give back this worker's leases without counting the attempt. */
   releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): Promise<number[]>;
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): Promise<void>;
@@ -174,6 +185,11 @@ export interface TaskStore {
    * write the queue (a backend that cannot tell omits it).
    */
   checkWritable?(): void;
+  /**
+   * Optional: one line naming the location and the damage if the stored data is damaged (SQLite:
+   * PRAGMA quick_check reads every page), else null; a backend that cannot tell omits it.
+   */
+  checkIntegrity?(): string | null;
   /**
    * Optional: the local file this store writes, when it is one and can be lost under it (deleted
    * or replaced); the engine's file guard watches it. Absent for servers and in-memory copies.

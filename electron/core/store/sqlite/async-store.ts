@@ -6,6 +6,7 @@
  */
 import type { ScheduleStore } from '../schedule-store.ts';
 import type { TaskStore } from '../task-store.ts';
+import { checkOnOpen, damagedError, damageOf } from './integrity.ts';
 import { probeWritable } from './open.ts';
 import { SqliteTaskStore, type StoreOptions } from './sqlite-store.ts';
 import { toStorageError } from './storage-errors.ts';
@@ -34,11 +35,20 @@ function settle<T>(fn: () => T, translate: Translate): Promise<T> {
 /** Opens `file` (creating it if needed); throws a StorageError or SchemaTooNewError if it cannot. */
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): TaskStore {
   const translate: Translate = (err) => toStorageError(err, file) ?? err;
+  let sync: SqliteTaskStore;
   try {
-    return new AsyncSqliteStore(new SqliteTaskStore(file, options), file, options.watchIntervalMs ?? 20);
+    sync = new SqliteTaskStore(file, options);
   } catch (err) {
     throw translate(err);
   }
+  const store = new AsyncSqliteStore(sync, file, options.watchIntervalMs ?? 20);
+  // A damaged file is refused before anything reads or writes it (one line saying so).
+  const problem = store.file !== undefined && checkOnOpen(store.file) ? damageOf(sync.db) : null;
+  if (problem !== null) {
+    sync.close();
+    throw damagedError(file, problem);
+  }
+  return store;
 }
 
 class AsyncScheduleStore implements ScheduleStore {
@@ -88,6 +98,8 @@ class AsyncSqliteStore implements TaskStore {
     settle(() => this.s.renewLeases(worker, ids, now, leaseMs), this.t);
   reclaimLost: TaskStore['reclaimLost'] = (now, isLost) =>
     settle(() => this.s.reclaimLost(now, isLost), this.t);
+  rebaseAfterClockStep: TaskStore['rebaseAfterClockStep'] = (now) =>
+    settle(() => this.s.rebaseAfterClockStep(now), this.t);
   releaseLeases: TaskStore['releaseLeases'] = (worker, ids, now) =>
     settle(() => this.s.releaseLeases(worker, ids, now), this.t);
   setProgress: TaskStore['setProgress'] = (updates, worker) =>
@@ -118,6 +130,12 @@ class AsyncSqliteStore implements TaskStore {
     } catch (err) {
       throw this.t(err);
     }
+  }
+
+  checkIntegrity(): string | null {
+    if (this.file === undefined) return null; // a copy in memory
+    const problem = damageOf(this.s.db);
+    return problem === null ? null : damagedError(this.file, problem).message;
   }
 
   /**

@@ -45,15 +45,18 @@ export class ClaimStatements {
   readonly windowStarts: Statement<[string, number], { n: number; oldest: number | null }>;
   readonly pruneStarts: Statement<[string, number]>;
   readonly addStart: Statement<[string, number]>;
-  readonly candidates: Statement<[string, number, number], Candidate>;
-  readonly reservedCandidates: Statement<[string, string, number, number], Candidate>;
+  readonly candidates: Statement<[string, number, string | null, string | null, number], Candidate>;
+  readonly reservedCandidates: Statement<
+    [string, string, number, string | null, string | null, number],
+    Candidate
+  >;
   readonly take: Statement<[string, number, number, string, number, string], TaskRow>;
   readonly addAttempts: Statement<
     { list: string; now: number; worker: string },
     { id: number; task_id: number }
   >;
-  readonly nextDue: Statement<[string], { at: number | null }>;
-  readonly reservedNextDue: Statement<[string, string], { at: number | null }>;
+  readonly nextDue: Statement<[string, string | null, string | null], { at: number | null }>;
+  readonly reservedNextDue: Statement<[string, string, string | null, string | null], { at: number | null }>;
 
   constructor(db: Database) {
     this.settings = db.prepare('SELECT global_concurrency, paused FROM settings WHERE id = 1');
@@ -69,17 +72,19 @@ export class ClaimStatements {
     this.pruneStarts = db.prepare('DELETE FROM group_starts WHERE group_name = ? AND started_at <= ?');
     this.addStart = db.prepare('INSERT INTO group_starts (group_name, started_at) VALUES (?, ?)');
     // `priority IN (every priority)` makes one bounded range per priority: without it the scan of
-    // a priority went on through every task of it delayed into the future.
+    // a priority went on through every task of it delayed into the future. The kinds filter
+    // (a JSON array, twice; NULL: every kind) is read from the row the index leads to.
+    const ofKinds = '(? IS NULL OR kind IN (SELECT value FROM json_each(?)))';
     this.candidates = db.prepare(
       `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_claimable
        WHERE group_name = ? AND priority IN (${PRIORITIES}) AND status IN (${CLAIMABLE})
-         AND reserved_for IS NULL AND run_at <= ?
+         AND reserved_for IS NULL AND run_at <= ? AND ${ofKinds}
        ORDER BY priority, run_at, id LIMIT ?`,
     );
     this.reservedCandidates = db.prepare(
       `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_claimable_reserved
        WHERE reserved_for = ? AND group_name = ? AND priority IN (${PRIORITIES})
-         AND status IN (${CLAIMABLE}) AND reserved_for IS NOT NULL AND run_at <= ?
+         AND status IN (${CLAIMABLE}) AND reserved_for IS NOT NULL AND run_at <= ? AND ${ofKinds}
        ORDER BY priority, run_at, id LIMIT ?`,
     );
     // The last parameter is a JSON array of ids; `+status` keeps the planner on one rowid lookup
@@ -101,13 +106,13 @@ export class ClaimStatements {
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
        SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable
          WHERE group_name = ? AND priority = p.v AND status IN (${CLAIMABLE})
-           AND reserved_for IS NULL ORDER BY run_at LIMIT 1)) AS at FROM p`,
+           AND reserved_for IS NULL AND ${ofKinds} ORDER BY run_at LIMIT 1)) AS at FROM p`,
     );
     this.reservedNextDue = db.prepare(
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
        SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable_reserved
          WHERE reserved_for = ? AND group_name = ? AND priority = p.v
-           AND status IN (${CLAIMABLE}) AND reserved_for IS NOT NULL
+           AND status IN (${CLAIMABLE}) AND reserved_for IS NOT NULL AND ${ofKinds}
          ORDER BY run_at LIMIT 1)) AS at FROM p`,
     );
   }
@@ -126,7 +131,10 @@ export function claimReady(
   leaseMs: number,
   claimMax: number,
   reservedOnly = false,
+  kinds?: readonly string[],
 ): ClaimResult {
+  // A task of a kind this worker has no handler for is left for a worker that has one.
+  const kindList = kinds === undefined ? null : JSON.stringify(kinds);
   const settings = s.settings.get()!;
   if (settings.paused === 1 || claimMax <= 0) return { claimed: [], nextWakeAt: null };
 
@@ -177,8 +185,8 @@ export function claimReady(
     }
     groupRoom.set(g.name, gRoom);
     const ready = reservedOnly
-      ? s.reservedCandidates.all(worker.id, g.name, now, gRoom)
-      : s.candidates.all(g.name, now, gRoom);
+      ? s.reservedCandidates.all(worker.id, g.name, now, kindList, kindList, gRoom)
+      : s.candidates.all(g.name, now, kindList, kindList, gRoom);
     if (ready.length === 0 && hasWaiting.has(g.name)) waiting.push(g.name);
     for (const c of ready) candidates.push(c);
   }
@@ -217,7 +225,11 @@ export function claimReady(
   // claimed something now (else it waited for their finishes). Groups without room are woken by a
   // finish, a rate window or the end of a block instead.
   for (const g of waiting) {
-    const due = (reservedOnly ? s.reservedNextDue.get(worker.id, g) : s.nextDue.get(g))?.at ?? null;
+    const due =
+      (reservedOnly
+        ? s.reservedNextDue.get(worker.id, g, kindList, kindList)
+        : s.nextDue.get(g, kindList, kindList)
+      )?.at ?? null;
     if (due !== null && due > now) wakeNoLaterThan(due);
   }
   return { claimed, nextWakeAt: wakeAt };

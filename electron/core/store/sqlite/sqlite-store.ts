@@ -23,6 +23,7 @@ import type {
   TickOutput,
   WorkerIdentity,
 } from '../task-store.ts';
+import { ClockRebase } from './clock-rebase.ts';
 import { Commits } from './commits.ts';
 import { Enqueue, Intake } from './enqueue.ts';
 import { Inbox } from './inbox.ts';
@@ -43,6 +44,7 @@ export interface StoreOptions extends OpenOptions {
 
 export class SqliteTaskStore implements SyncTaskStore {
   readonly db: Database.Database;
+  private readonly clockRebase: ClockRebase;
   /** what each commit waits for (see commits.ts) */
   readonly commits: Commits;
   readonly schedules: SqliteScheduleStore;
@@ -59,6 +61,7 @@ export class SqliteTaskStore implements SyncTaskStore {
     const intake = new Intake(this.db, inbox, options.onInboxError ?? (() => {}));
     // Every write transaction first moves the waiting enqueues in (see inbox.ts).
     this.commits = new Commits(this.db, options.durability === 'normal', () => intake.moveWaiting());
+    this.clockRebase = new ClockRebase(this.db, this.commits);
     intake.commits = this.commits;
     this.enqueuer = new Enqueue(this.db, inbox, this.commits);
     this.ticks = new Tick(this.db, this.commits);
@@ -88,6 +91,10 @@ export class SqliteTaskStore implements SyncTaskStore {
 
   reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): number[] {
     return this.leases.reclaimLost(now, isLost);
+  }
+
+  rebaseAfterClockStep(now: number): number | null {
+    return this.clockRebase.rebase(now);
   }
 
   releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[] {

@@ -21,6 +21,8 @@ export interface StorageFacts {
   folder: Access;
   /** the -shm file (SQLite cannot write through a read-only one, whatever the database's mode) */
   shm: Access;
+  /** false when the file exists but this process may not even read it (absent: unknown) */
+  readable?: boolean;
 }
 
 /** With less free than this, an I/O error while writing is taken for a full disk. */
@@ -64,6 +66,8 @@ export function classifyStorageError(
     let why: string;
     // The folder is created when missing: still missing means it could not be.
     if (facts.folder === 'missing') why = `its folder ${folder} does not exist and cannot be created`;
+    // Before the folder: an unreadable file in a read-only folder is the file's fault.
+    else if (facts.readable === false) why = 'permission denied: this user may not read it';
     else if (facts.file === 'missing' && (facts.folder === 'no' || facts.folder === 'read-only-fs'))
       why = `it does not exist and its folder ${folder} is read-only`;
     else if (facts.folder === 'read-only-fs' || facts.file === 'read-only-fs')
@@ -101,7 +105,18 @@ function storageFacts(file: string): StorageFacts {
     file: access(file),
     folder: access(path.dirname(file)),
     shm: access(`${file}-shm`),
+    readable: readable(file),
   };
+}
+
+function readable(p: string): boolean | undefined {
+  try {
+    fs.accessSync(p, fs.constants.R_OK);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'EACCES' || code === 'EPERM' ? false : undefined;
+  }
 }
 
 function access(p: string): Access {

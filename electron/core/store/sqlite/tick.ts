@@ -88,6 +88,7 @@ export class Tick {
         input.leaseMs,
         input.claimMax,
         input.reservedOnly,
+        input.kinds,
       );
       return { claimed, applied, nextWakeAt };
     });

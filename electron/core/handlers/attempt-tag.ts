@@ -1,0 +1,91 @@
+/**
+ * Every process a shell task starts carries its attempt's tag in its environment
+ * (`SEMAFORO_LEASE=<worker id> <task id> <attempt>`), inherited by the whole tree: children,
+ * grandchildren, and those that left the process group with `setsid` or double-forked into the
+ * background. A worker that outlives its predecessor finds what that one left running by this
+ * tag (Linux: /proc/PID/environ), stops it, and only then lets the task run again.
+ *
+ * What escapes the tag: a program that clears or rewrites its environment before exec
+ * (`env -i`, a daemon that sanitises it), and processes of another user (their environ is not
+ * readable, unless the worker runs as root). Those are outside "the tree" the queue can stop.
+ */
+import fs from 'node:fs';
+
+export const ATTEMPT_TAG_VAR = 'SEMAFORO_LEASE';
+
+export function attemptTag(workerId: string, taskId: number, attempt: number): string {
+  return `${workerId} ${taskId} ${attempt}`;
+}
+
+/** Whether processes can be found by their tag here (Linux with a readable /proc). */
+export const canFindTagged = process.platform === 'linux' && fs.existsSync('/proc/self/environ');
+
+/**
+ * The pids of live (not zombie) processes whose environment holds an attempt tag of `workerId`.
+ * Empty where the platform offers no way to read another process's environment.
+ */
+export function findTagged(workerId: string): number[] {
+  if (!canFindTagged) return [];
+  const needle = Buffer.from(`\0${ATTEMPT_TAG_VAR}=${workerId} `);
+  const first = needle.subarray(1);
+  const found: number[] = [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let env: Buffer;
+    try {
+      env = fs.readFileSync(`/proc/${entry}/environ`);
+    } catch {
+      continue; // gone meanwhile, or another user's
+    }
+    if (!(env.includes(needle) || env.subarray(0, first.length).equals(first))) continue;
+    if (!hasEnded(pid)) found.push(pid);
+  }
+  return found;
+}
+
+/** Gone, or a zombie (it has ended and only waits for its parent to collect it). */
+export function hasEnded(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true; // gone
+  }
+}
+
+/**
+ * Stops every process tagged for `workerId`: SIGTERM, then SIGKILL to what still runs after
+ * `graceMs`, looking again each round (a process may fork while it is being stopped). Resolves
+ * true once none is left, false if some survive SIGKILL for `killWaitMs` (stuck in the kernel,
+ * or not ours to signal); the caller then keeps holding the tasks and tries again later.
+ */
+export async function stopTagged(workerId: string, graceMs: number, killWaitMs = 2000): Promise<boolean> {
+  const signalAll = (signal: NodeJS.Signals) => {
+    const pids = findTagged(workerId);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // gone meanwhile, or EPERM (it changed user): findTagged decides whether it still counts
+      }
+    }
+    return pids.length;
+  };
+  if (signalAll('SIGTERM') === 0) return true;
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 25));
+  for (const deadline = performance.now() + graceMs; performance.now() < deadline; await pause()) {
+    if (findTagged(workerId).length === 0) return true;
+  }
+  for (const deadline = performance.now() + killWaitMs; performance.now() < deadline; await pause()) {
+    if (signalAll('SIGKILL') === 0) return true;
+  }
+  return findTagged(workerId).length === 0;
+}
