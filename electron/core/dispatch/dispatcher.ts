@@ -84,6 +84,8 @@ export class Dispatcher {
   private readonly reaper: Reaper;
   private readonly writeFailures: WriteFailures;
   private readonly describeError: (err: unknown) => string;
+  /** the kinds this worker claims: fixed once it starts, so not re-listed every tick */
+  private readonly kinds: readonly string[];
   /** claims are held back behind a delay (said once per episode) */
   private holding = false;
   private readonly running = new Map<number, Running>();
@@ -101,6 +103,7 @@ export class Dispatcher {
   private idleWaiters: (() => void)[] = [];
 
   constructor(options: DispatcherOptions) {
+    this.kinds = options.registry.kinds();
     this.o = options;
     this.c = options.config;
     const mono = options.monotonic ?? systemMonotonic;
@@ -298,7 +301,7 @@ export class Dispatcher {
         finishes,
         claimMax,
         reservedOnly: this.c.reservedOnly,
-        kinds: this.o.registry.kinds(),
+        kinds: this.kinds,
       });
     } catch (err) {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
