@@ -21,6 +21,24 @@ describe('commander and help', { timeout: 120_000 }, () => {
     }
   });
 
+  it('echoes a 100 KB argument in an error cut to its start and length, escapes shown as text', async () => {
+    const big = 'x'.repeat(100_000);
+    const cut = `"${'x'.repeat(60)}…" (100000 characters)`;
+    for (const [args, line] of [
+      [['show', big], `id: ${cut} is not a whole number`],
+      [['list', '--status', big], `--status: ${cut} is not a status;`],
+      [['enqueue', '--priority', big, '--', 'true'], `--priority: ${cut}`],
+      [[`bogus${big}`], `unknown command 'bogus${'x'.repeat(55)}…' (100005 characters)`],
+    ] as const) {
+      const r = await cli(args);
+      expect(r.code, line).toBe(2);
+      expect(r.stderr.length, line).toBeLessThan(300);
+      expect(r.stderr, line).toContain(`semaforo: ${line}`);
+    }
+    const r = await cli(['show', '\x1b]0;owned\x07']);
+    expect(r.stderr).toBe('semaforo: id: "\\x1b]0;owned\\x07" is not a whole number\n');
+  });
+
   it('lists the global options in the help of every subcommand', async () => {
     for (const args of [
       ['list', '--help'],
