@@ -31,14 +31,15 @@ export interface ScheduleHealth {
 
 const MAX_MS = 366 * 24 * 3600_000;
 const limit = (min: number) => {
-  const error = `must be from ${formatDuration(min)} to ${formatDuration(MAX_MS)} (${min} to ${MAX_MS} milliseconds), or null`;
+  const error = `must be from ${formatDuration(min)} to ${formatDuration(MAX_MS)} (${min} to ${MAX_MS} milliseconds)`;
   return z.union([z.number({ error }).int({ error }).min(min, { error }).max(MAX_MS, { error }), z.null()]);
 };
 
 /** The alarms as a caller gives them; an absent field is not watched. */
 export const scheduleAlarmsSchema = z
   .strictObject({
-    graceMs: limit(1000).optional(),
+    // A live scheduler fires within about a second; under 10 s, a busy machine would look late.
+    graceMs: limit(10_000).optional(),
     maxRuntimeMs: limit(1000).optional(),
     minRuntimeMs: limit(1).optional(),
   })
@@ -47,7 +48,7 @@ export const scheduleAlarmsSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['minRuntimeMs'],
-        message: 'must be shorter than maxRuntimeMs',
+        message: 'must be shorter than the maximum run time',
       });
   })
   .transform((a): ScheduleAlarms => ({
@@ -58,3 +59,11 @@ export const scheduleAlarmsSchema = z
 
 export const watchesAnything = (a: ScheduleAlarms): boolean =>
   a.graceMs !== null || a.maxRuntimeMs !== null || a.minRuntimeMs !== null;
+
+/** A schedule in an alarm state, as the faces announce it. */
+export interface ScheduleAlarm {
+  schedule: string;
+  state: Exclude<HealthState, 'ok' | 'failed'>;
+  since: number;
+  message: string;
+}

@@ -7,9 +7,11 @@ import type { QueueSettings } from '../../shared/domain.ts';
 import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
 import type { Engine } from '../core/engine.ts';
 import type { Logger } from '../core/logger.ts';
-import { NotificationPolicy, type Notice } from './policy/notification-policy.ts';
+import type { ScheduleAlarm } from '../../shared/schedule-alarms.ts';
+import type { AlarmUpdate } from '../core/schedule/alarm-watch.ts';
+import { NotificationPolicy, alarmNotice, type Notice } from './policy/notification-policy.ts';
 import { sameView, trayView, type TrayAction, type TrayView } from './policy/tray-model.ts';
-import { webhookSpecs } from './policy/webhook.ts';
+import { alarmWebhookSpecs, webhookSpecs } from './policy/webhook.ts';
 
 export interface DesktopHost {
   showTray(view: TrayView): void;
@@ -52,6 +54,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
   let cursor = { at: now(), id: 0 };
   let seenFailuresUntil = now();
   let view: TrayView | null = null;
+  let alarms: readonly ScheduleAlarm[] = [];
   let dueTimer: ReturnType<typeof setTimeout> | null = null;
 
   const show = (notices: Notice[]) => {
@@ -110,6 +113,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
         launchAtLogin: o.host.getLaunchAtLogin(),
         notificationsEnabled: stats.settings.notifications.enabled,
         nextSchedule: await o.engine.nextSchedule(),
+        scheduleAlarms: alarms,
       });
       if (!sameView(view, next)) {
         view = next;
@@ -119,6 +123,24 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
       o.logger.error(`tray update failed: ${String(err)}`);
     }
   };
+  // Alarms come from the scheduler of this process (it dispatches): told once each, shown while they hold.
+  const alarmsChanged = async (u: AlarmUpdate) => {
+    alarms = u.current;
+    try {
+      if (u.raised.length) {
+        const { settings } = await o.engine.stats(0);
+        const n = settings.notifications.enabled ? alarmNotice(u.raised) : null;
+        if (n) o.host.notify(n);
+        const hooks = alarmWebhookSpecs(u.raised, settings.failureWebhook);
+        if (hooks.length) await o.engine.enqueueMany(hooks.map((h) => parseTaskSpec(h)));
+      }
+    } catch (err) {
+      o.logger.error(`schedule alarm: ${String(err)}`);
+    }
+    await refresh();
+  };
+  const offAlarms = o.engine.onScheduleAlarms((u) => void alarmsChanged(u));
+
   // Refreshes never overlap: two at once would both read the failure cursor and notify twice.
   let current: Promise<void> | null = null;
   let next: Promise<void> | null = null;
@@ -181,6 +203,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
     },
     dispose() {
       off();
+      offAlarms();
       clearInterval(ticker);
       if (dueTimer) clearTimeout(dueTimer);
     },

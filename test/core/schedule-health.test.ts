@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAlarm, scheduleHealth, type HealthInput } from '../../electron/core/policy/schedule-health.ts';
+import { scheduleHealth, type HealthInput } from '../../electron/core/policy/schedule-health.ts';
 import { NO_ALARMS } from '../../shared/schedule-alarms.ts';
 
 const T = Date.parse('2026-12-04T03:00:00Z');
@@ -72,11 +72,5 @@ describe("a schedule's health against its alarms", () => {
     // A failure is an outcome, watched or not; the other states need their alarm set.
     expect(scheduleHealth({ ...failed, alarms: NO_ALARMS }, T).state).toBe('failed');
     expect(scheduleHealth({ ...quick, alarms: NO_ALARMS }, T + MIN).state).toBe('ok');
-  });
-
-  it('raises alarms for what no failure notice already says', () => {
-    expect(isAlarm(scheduleHealth(input({ lastTaskStatus: 'failed' }), T))).toBe(false);
-    expect(isAlarm(scheduleHealth(input({ nextDueAt: T }), T + 11 * MIN))).toBe(true);
-    expect(isAlarm(scheduleHealth(input(), T + 30 * MIN))).toBe(false);
   });
 });

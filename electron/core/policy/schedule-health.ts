@@ -68,6 +68,3 @@ export function scheduleHealth(s: HealthInput, now: number): ScheduleHealth {
   }
   return OK;
 }
-
-/** States worth an alarm of their own; a failure is already announced as one. */
-export const isAlarm = (h: ScheduleHealth): boolean => h.state !== 'ok' && h.state !== 'failed';

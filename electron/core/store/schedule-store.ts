@@ -12,7 +12,16 @@ export type StoredSchedule = Omit<Schedule, 'upcoming' | 'health'>;
 /** What is written: the caller's fields, already validated, with the first due time. */
 export type NewSchedule = Pick<
   Schedule,
-  'name' | 'cron' | 'timezone' | 'everyMs' | 'task' | 'missed' | 'overlap' | 'enabled' | 'nextDueAt' | 'alarms'
+  | 'name'
+  | 'cron'
+  | 'timezone'
+  | 'everyMs'
+  | 'task'
+  | 'missed'
+  | 'overlap'
+  | 'enabled'
+  | 'nextDueAt'
+  | 'alarms'
 >;
 
 export interface FireResult {

@@ -2,11 +2,12 @@
  * What the tray shows, decided from the queue's state: a pure function, so every state, label
  * and menu item is tested in plain Node; the Electron adapter (../tray.ts) only renders it.
  *
- * State precedence: attention > paused > busy > idle. A failure the user has not seen outranks a
- * pause, because it is the one thing in the tray that asks for action.
+ * State precedence: attention > paused > busy > idle. A failure the user has not seen, or a
+ * schedule's alarm, outranks a pause, because it is what in the tray asks for action.
  */
 import type { StatusCounts, Task } from '../../../shared/domain.ts';
 import { formatDuration } from '../../../shared/durations.ts';
+import type { ScheduleAlarm } from '../../../shared/schedule-alarms.ts';
 
 export type TrayState = 'idle' | 'busy' | 'attention' | 'paused';
 
@@ -24,6 +25,8 @@ export interface TrayInput {
   notificationsEnabled: boolean;
   /** the next schedule due, when there are schedules */
   nextSchedule?: { name: string; at: number } | null;
+  /** schedules whose alarm holds (late, missed, overrun, too fast) */
+  scheduleAlarms?: readonly ScheduleAlarm[];
 }
 
 export type TrayAction =
@@ -60,6 +63,7 @@ export function unseenFailures(input: Pick<TrayInput, 'recentFailures' | 'seenFa
 
 export function trayState(input: TrayInput): TrayState {
   if (input.counts.failed > 0 && unseenFailures(input) > 0) return 'attention';
+  if ((input.scheduleAlarms?.length ?? 0) > 0) return 'attention';
   if (input.paused) return 'paused';
   const c = input.counts;
   if (c.running + c.pending + c.retrying > 0) return 'busy';
@@ -103,6 +107,17 @@ export function trayView(input: TrayInput): TrayView {
         enabled: true,
       });
   }
+  const alarms = input.scheduleAlarms ?? [];
+  if (alarms.length) {
+    menu.push({ kind: 'separator' });
+    for (const a of alarms.slice(0, MAX_MENU_FAILURES))
+      menu.push({
+        kind: 'action',
+        label: `⚠ Schedule ${truncate(a.schedule, 32)} ${a.state === 'too-fast' ? 'ran too fast' : `is ${a.state}`}`,
+        action: { type: 'open' },
+        enabled: true,
+      });
+  }
   menu.push(
     { kind: 'separator' },
     input.paused
@@ -137,7 +152,7 @@ export function trayView(input: TrayInput): TrayView {
   return {
     state,
     icon: `tray-${state}`,
-    tooltip: `Semaforo — ${summary}${input.paused ? ' (paused)' : ''}`,
+    tooltip: `Semaforo — ${summary}${alarms.length ? `, ${alarms.length} schedule alarm${alarms.length > 1 ? 's' : ''}` : ''}${input.paused ? ' (paused)' : ''}`,
     title: c.running > 0 ? String(c.running) : '',
     menu,
   };
