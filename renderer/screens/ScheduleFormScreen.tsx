@@ -138,7 +138,7 @@ function ScheduleEditor(props: { initial: Schedule | null; onSaved(s: Schedule):
   const groupNames = (stats.data?.groups ?? []).map((g) => g.name);
   const text = (
     id: string,
-    key: 'name' | 'cron' | 'timezone' | 'every',
+    key: 'name' | 'cron' | 'timezone' | 'every' | 'grace' | 'maxRuntime' | 'minRuntime',
     message: string | undefined,
     hint?: string,
   ) => ({
@@ -150,6 +150,9 @@ function ScheduleEditor(props: { initial: Schedule | null; onSaved(s: Schedule):
   const cronHint = 'minute hour day month weekday, e.g. 0 3 * * * or */15 9-17 * * 1-5';
   const zoneHint = `empty: this machine’s zone (${localTimeZone()})`;
   const everyHint = 'e.g. 30s, 5m, 2h, 1d';
+  const graceHint = 'after its due time; empty: no alarm';
+  const maxHint = 'e.g. 1h; empty: no alarm';
+  const minHint = 'a success this quick probably did nothing; empty: no alarm';
 
   return (
     <form
@@ -259,6 +262,37 @@ function ScheduleEditor(props: { initial: Schedule | null; onSaved(s: Schedule):
               </option>
             ))}
           </select>
+        </Field>
+        <Field id="schedule-grace" label="Alarm if not started within" hint={graceHint} message={msg.grace}>
+          <input
+            {...text('schedule-grace', 'grace', msg.grace, graceHint)}
+            autoComplete="off"
+            placeholder="10m"
+          />
+        </Field>
+        <Field
+          id="schedule-max-runtime"
+          label="Alarm if running longer than"
+          hint={maxHint}
+          message={msg.maxRuntime}
+        >
+          <input
+            {...text('schedule-max-runtime', 'maxRuntime', msg.maxRuntime, maxHint)}
+            autoComplete="off"
+            placeholder="1h"
+          />
+        </Field>
+        <Field
+          id="schedule-min-runtime"
+          label="Alarm if done faster than"
+          hint={minHint}
+          message={msg.minRuntime}
+        >
+          <input
+            {...text('schedule-min-runtime', 'minRuntime', msg.minRuntime, minHint)}
+            autoComplete="off"
+            placeholder="5s"
+          />
         </Field>
         <div className="field">
           <span className="field-label" aria-hidden="true">
