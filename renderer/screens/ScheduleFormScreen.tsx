@@ -39,6 +39,31 @@ const TIME_ZONES: readonly string[] = (() => {
 })();
 
 /** New schedule (`name` null) or edit the named one, loaded first. */
+/** The dead-man's switch: three durations, each empty for no alarm. */
+const ALARM_FIELDS = [
+  {
+    key: 'grace',
+    id: 'schedule-grace',
+    label: 'Alarm if not started within',
+    hint: 'after its due time; empty: no alarm',
+    placeholder: '10m',
+  },
+  {
+    key: 'maxRuntime',
+    id: 'schedule-max-runtime',
+    label: 'Alarm if running longer than',
+    hint: 'e.g. 1h; empty: no alarm',
+    placeholder: '1h',
+  },
+  {
+    key: 'minRuntime',
+    id: 'schedule-min-runtime',
+    label: 'Alarm if done faster than',
+    hint: 'a success this quick probably did nothing; empty: no alarm',
+    placeholder: '5s',
+  },
+] as const;
+
 export function ScheduleFormScreen(props: {
   name: string | null;
   onSaved(s: Schedule): void;
@@ -150,9 +175,6 @@ function ScheduleEditor(props: { initial: Schedule | null; onSaved(s: Schedule):
   const cronHint = 'minute hour day month weekday, e.g. 0 3 * * * or */15 9-17 * * 1-5';
   const zoneHint = `empty: this machine’s zone (${localTimeZone()})`;
   const everyHint = 'e.g. 30s, 5m, 2h, 1d';
-  const graceHint = 'after its due time; empty: no alarm';
-  const maxHint = 'e.g. 1h; empty: no alarm';
-  const minHint = 'a success this quick probably did nothing; empty: no alarm';
 
   return (
     <form
@@ -263,37 +285,15 @@ function ScheduleEditor(props: { initial: Schedule | null; onSaved(s: Schedule):
             ))}
           </select>
         </Field>
-        <Field id="schedule-grace" label="Alarm if not started within" hint={graceHint} message={msg.grace}>
-          <input
-            {...text('schedule-grace', 'grace', msg.grace, graceHint)}
-            autoComplete="off"
-            placeholder="10m"
-          />
-        </Field>
-        <Field
-          id="schedule-max-runtime"
-          label="Alarm if running longer than"
-          hint={maxHint}
-          message={msg.maxRuntime}
-        >
-          <input
-            {...text('schedule-max-runtime', 'maxRuntime', msg.maxRuntime, maxHint)}
-            autoComplete="off"
-            placeholder="1h"
-          />
-        </Field>
-        <Field
-          id="schedule-min-runtime"
-          label="Alarm if done faster than"
-          hint={minHint}
-          message={msg.minRuntime}
-        >
-          <input
-            {...text('schedule-min-runtime', 'minRuntime', msg.minRuntime, minHint)}
-            autoComplete="off"
-            placeholder="5s"
-          />
-        </Field>
+        {ALARM_FIELDS.map((f) => (
+          <Field key={f.key} id={f.id} label={f.label} hint={f.hint} message={msg[f.key]}>
+            <input
+              {...text(f.id, f.key, msg[f.key], f.hint)}
+              autoComplete="off"
+              placeholder={f.placeholder}
+            />
+          </Field>
+        ))}
         <div className="field">
           <span className="field-label" aria-hidden="true">
             State

@@ -41,23 +41,29 @@ const failing = (name: string, group = 'vendor') => ({
 let closeServer: (() => void) | null = null;
 afterEach(() => closeServer?.());
 
+/** A loopback server that keeps every JSON body POSTed to it (closed after the test). */
+async function webhookReceiver(): Promise<{ received: unknown[]; url: string }> {
+  const received: unknown[] = [];
+  const hook = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push(JSON.parse(body));
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+  closeServer = () => hook.close();
+  return { received, url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook` };
+}
+
 describe('desktop controller (tray, notifications, webhook) on a real engine', () => {
   it('turns red and notifies when a task fails for good, posts the webhook through the queue, calms when seen', async () => {
-    const received: unknown[] = [];
-    const hook = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        received.push(JSON.parse(body));
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-    closeServer = () => hook.close();
+    const { received, url } = await webhookReceiver();
 
     const engine = await testEngine({ eventIntervalMs: 20 });
     await engine.updateSettings({
-      failureWebhook: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`,
+      failureWebhook: url,
     });
     const { host, impl } = fakeHost();
     const controller = createDesktopController({ engine, host: impl, logger: silentLogger });
@@ -93,22 +99,12 @@ describe('desktop controller (tray, notifications, webhook) on a real engine', (
   });
 
   it("announces a schedule's alarm once: a notification, the red light, the webhook; calm once it clears", async () => {
-    const received: unknown[] = [];
-    const hook = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        received.push(JSON.parse(body));
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-    closeServer = () => hook.close();
+    const { received, url } = await webhookReceiver();
     let offset = 0;
     const clock = { now: () => Date.now() + offset };
     const engine = await testEngine({ eventIntervalMs: 20, scheduleIntervalMs: 50, clock });
     await engine.updateSettings({
-      failureWebhook: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`,
+      failureWebhook: url,
     });
     await engine.createSchedule(
       parseInput(scheduleSpecSchema, {
