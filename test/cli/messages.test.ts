@@ -120,6 +120,36 @@ describe('enqueue, list and show', { timeout: 120_000 }, () => {
     expect((await cli(['show', String(task!.id)], { db })).stdout).not.toMatch(/held for/);
   });
 
+  it('says why each waiting task waits, in list, show and their JSON', async () => {
+    const db = freshDb();
+    const id = async (args: string[]) => json<Task>(await cli(['--json', 'enqueue', ...args], { db })).id;
+    const paused = await id(['--group', 'nightly', '--', 'true']);
+    expect((await cli(['pause', 'nightly'], { db })).code).toBe(0);
+    const delayed = await id(['--delay', '10m', '--', 'true']);
+    const ready = await id(['--', 'true']);
+    type Listed = Task & { waiting: { code: string; message: string; until?: number } | null };
+    const listed = json<Listed[]>(await cli(['--json', 'list'], { db }));
+    const why = (n: number) => listed.find((t) => t.id === n)!.waiting;
+    expect(why(paused)).toEqual({
+      code: 'group-paused',
+      message: 'group nightly is paused (semaforo resume nightly)',
+    });
+    expect(why(delayed)).toMatchObject({
+      code: 'delayed',
+      message: expect.stringMatching(/^delayed: runs in (9m\d+s|10m)$/),
+    });
+    expect(why(delayed)!.until).toBeGreaterThan(Date.now());
+    expect(why(ready)!.code).toBe('ready');
+    const human = await cli(['list'], { db });
+    expect(human.stdout).toContain('ERROR / WAITING FOR');
+    expect(human.stdout).toContain('group nightly is paused (semaforo resume nightly)');
+    const shown = json<Listed>(await cli(['--json', 'show', String(paused)], { db }));
+    expect(shown.waiting?.code).toBe('group-paused');
+    expect((await cli(['show', String(delayed)], { db })).stdout).toMatch(
+      /\n {2}waiting {4}delayed: runs in/,
+    );
+  });
+
   it('where says which queue file is used and why', async () => {
     const db = freshDb();
     const r = json<{ db: string; dbFrom: string; exists: boolean }>(await cli(['--json', 'where'], { db }));
