@@ -3,7 +3,8 @@
  * the tray and notifications should show, enqueues failure webhooks, and carries out tray
  * actions. The Electron side (main.ts) is a `DesktopHost` that only renders and reports.
  */
-import type { QueueSettings } from '../../shared/domain.ts';
+import type { QueueSettings, Stats } from '../../shared/domain.ts';
+import { whyWaiting } from '../../shared/why-waiting.ts';
 import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
 import type { Engine } from '../core/engine.ts';
 import type { Logger } from '../core/logger.ts';
@@ -96,6 +97,15 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
     scheduleDue();
   };
 
+  /** Why the task next in line waits, when tasks wait and none can start. */
+  const nextWaiting = async (stats: Stats) => {
+    if (stats.counts.pending + stats.counts.retrying === 0) return null;
+    const first = (
+      await o.engine.listTasks({ status: ['pending', 'retrying'], sort: 'priority', order: 'asc', limit: 1 })
+    ).tasks[0];
+    return first ? whyWaiting(first, { stats, now: now() }) : null;
+  };
+
   const refreshOnce = async () => {
     try {
       // One stats read per refresh serves both the failure check and the tray.
@@ -114,6 +124,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
         notificationsEnabled: stats.settings.notifications.enabled,
         nextSchedule: await o.engine.nextSchedule(),
         scheduleAlarms: alarms,
+        waiting: await nextWaiting(stats),
       });
       if (!sameView(view, next)) {
         view = next;

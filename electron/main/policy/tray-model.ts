@@ -8,6 +8,7 @@
 import type { StatusCounts, Task } from '../../../shared/domain.ts';
 import { formatDuration } from '../../../shared/durations.ts';
 import type { ScheduleAlarm } from '../../../shared/schedule-alarms.ts';
+import type { WaitReason } from '../../../shared/why-waiting.ts';
 
 export type TrayState = 'idle' | 'busy' | 'attention' | 'paused';
 
@@ -27,6 +28,8 @@ export interface TrayInput {
   nextSchedule?: { name: string; at: number } | null;
   /** schedules whose alarm holds (late, missed, overrun, too fast) */
   scheduleAlarms?: readonly ScheduleAlarm[];
+  /** why the next waiting task waits (why-waiting.ts), when tasks wait */
+  waiting?: WaitReason | null;
 }
 
 export type TrayAction =
@@ -85,9 +88,11 @@ export function trayView(input: TrayInput): TrayView {
   const c = input.counts;
   const waiting = c.pending + c.retrying;
   const summary = `${c.running} running, ${waiting} waiting, ${c.failed} failed`;
+  // Why is said only when it is not the plain "a worker will take it".
+  const why = waiting > 0 && input.waiting && input.waiting.code !== 'ready' ? input.waiting.message : null;
   const menu: TrayMenuItem[] = [
     { kind: 'label', label: `${c.running} running` },
-    { kind: 'label', label: `${waiting} waiting` },
+    { kind: 'label', label: why ? `${waiting} waiting: ${truncate(why, 60)}` : `${waiting} waiting` },
     { kind: 'label', label: `${c.failed} failed` },
   ];
   if (input.paused) menu.unshift({ kind: 'label', label: 'Queue paused' });
@@ -152,7 +157,7 @@ export function trayView(input: TrayInput): TrayView {
   return {
     state,
     icon: `tray-${state}`,
-    tooltip: `Semaforo — ${summary}${alarms.length ? `, ${alarms.length} schedule alarm${alarms.length > 1 ? 's' : ''}` : ''}${input.paused ? ' (paused)' : ''}`,
+    tooltip: `Semaforo — ${summary}${why ? ` (${truncate(why, 80)})` : ''}${alarms.length ? `, ${alarms.length} schedule alarm${alarms.length > 1 ? 's' : ''}` : ''}${input.paused ? ' (paused)' : ''}`,
     title: c.running > 0 ? String(c.running) : '',
     menu,
   };
