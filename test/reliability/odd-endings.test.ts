@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { Task, TaskWithHistory } from '../../shared/domain.ts';
 import { BIN, cli, freshDb, json } from '../cli/cli-helpers.ts';
-import { exited } from '../helpers.ts';
+import { exited, waitFor } from '../helpers.ts';
 
 function handlersDir(db: string, modules: Record<string, string>): string {
   const dir = path.join(path.dirname(db), 'handlers');
@@ -89,6 +89,12 @@ describe('odd endings', () => {
         'data',
         (d: Buffer) => (stderr += d.toString()).includes('dispatching from') && resolve(),
       ),
+    );
+    // Signal only once it has stopped: a SIGCONT that came before its SIGSTOP would be spent,
+    // and it would stay stopped.
+    await waitFor(
+      () => fs.readFileSync(`/proc/${worker.pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T'),
+      'the worker to stop itself',
     );
     worker.kill('SIGTERM');
     worker.kill('SIGCONT');
