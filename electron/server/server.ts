@@ -13,6 +13,7 @@ import { silentLogger, type Logger } from '../core/logger.ts';
 import { createQueueService, handleRequest } from '../core/service.ts';
 import { StorageError } from '../core/errors.ts';
 import { bearerOf, checkHost, checkOrigin, checkToken, loopbackHosts, type GuardConfig } from './guard.ts';
+import { sessionCookie, sessionMatches } from './session.ts';
 import { resolveStatic, sendStatic } from './static-files.ts';
 import { loadOrCreateToken } from './token.ts';
 import { truncateHead } from '../core/bounded.ts';
@@ -285,9 +286,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return sendError(res, new HttpError(400, 'more than one Authorization header'));
       const isEvents = url.pathname === '/api/events';
       const given = isEvents ? url.searchParams.get('token') : bearerOf(req.headers.authorization);
-      const auth = checkToken(given, guard);
+      // The dashboard's session cookie stands for the token (session.ts); API clients send the token.
+      const hasSession = given === null && sessionMatches(req.headers.cookie, port, guard.token);
+      const auth = hasSession ? { ok: true as const } : checkToken(given, guard);
       if (!auth.ok)
         return sendJson(res, auth.status, { error: { name: 'Unauthorized', message: auth.message } });
+      if (url.pathname === '/api/session') {
+        if (req.method !== 'POST')
+          return sendError(res, methodNotAllowed('POST', 'a session is opened by POST'));
+        return sendJson(res, 200, { value: null }, { 'set-cookie': sessionCookie(port, guard.token) });
+      }
       if (isEvents) {
         if (req.method !== 'GET') return sendError(res, methodNotAllowed('GET', 'the event stream is GET'));
         return events(req, res);
@@ -366,6 +374,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }, options.heartbeatMs ?? 15_000);
   heartbeat.unref();
 
+  let port = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 7391, host, () => {
@@ -373,7 +382,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   const wildcard = host === '0.0.0.0' || host === '::';
   const allowed = loopbackHosts(port);
   if (!LOOPBACK.has(host)) allowed.add(`${host.includes(':') ? `[${host}]` : host}:${port}`);

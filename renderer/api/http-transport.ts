@@ -1,7 +1,8 @@
 /**
- * The QueueApi over HTTP for a browser talking to `semaforo serve`: one POST per request with the
- * token as a bearer header, and server-sent events (token in the query, as EventSource cannot send
- * headers) for changes.
+ * The QueueApi over HTTP for a browser talking to `semaforo serve`: one POST per request, and
+ * server-sent events for changes. The session cookie (token.ts) authenticates both; a token, when
+ * this tab has one, goes as a bearer header (and in the event stream's query, as EventSource
+ * cannot send headers).
  */
 import type { ApiEvent, EventName } from '../../shared/api.ts';
 import type { QueueApi } from '../../shared/api.ts';
@@ -10,7 +11,8 @@ import type { ErrorInfo } from '../../shared/errors.ts';
 
 export interface HttpTransportOptions {
   baseUrl: string;
-  token: string;
+  /** sent as a bearer header when given; otherwise the session cookie speaks for the page */
+  token: string | null;
   /** called with true/false as the event stream connects and drops */
   onConnection?: (connected: boolean) => void;
 }
@@ -24,7 +26,10 @@ export function createHttpApi({ baseUrl, token, onConnection }: HttpTransportOpt
     try {
       res = await fetch(`${base}/api/${name}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
         body: JSON.stringify(input ?? null),
       });
     } catch (err) {
@@ -45,7 +50,7 @@ export function createHttpApi({ baseUrl, token, onConnection }: HttpTransportOpt
   const subscribe = (listener: (e: ApiEvent) => void) => {
     listeners.add(listener);
     if (!source) {
-      source = new EventSource(`${base}/api/events?token=${encodeURIComponent(token)}`);
+      source = new EventSource(`${base}/api/events${token ? `?token=${encodeURIComponent(token)}` : ''}`);
       source.onopen = () => onConnection?.(true);
       source.onerror = () => onConnection?.(false); // EventSource reconnects by itself
       for (const type of EVENT_NAMES) {

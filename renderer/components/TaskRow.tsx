@@ -1,5 +1,6 @@
 import { memo, type CSSProperties, type MouseEvent } from 'react';
 import type { Task } from '../../shared/domain.ts';
+import { isPlainClick, taskHref } from '../state/route.ts';
 import { RelativeTime } from './RelativeTime.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 
@@ -75,7 +76,17 @@ export const TaskRow = memo(function TaskRow(props: TaskRowProps) {
         <StatusBadge status={task.status} compact />
       </div>
       <div role="gridcell" className="cell-name" title={task.name}>
-        {task.name}
+        <a
+          href={taskHref(task.id)}
+          tabIndex={-1}
+          onClick={(e) => {
+            // A plain click opens the panel (the row's click); a modified one is the browser's.
+            if (isPlainClick(e)) e.preventDefault();
+            else e.stopPropagation();
+          }}
+        >
+          {task.name}
+        </a>
         {task.cancelRequested && <span className="muted"> (stopping)</span>}
       </div>
       <div role="gridcell" className="cell-group">

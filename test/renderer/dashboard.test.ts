@@ -46,7 +46,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     const { page, server } = await open();
     expect(page.url()).toBe(`${server.origin}/`);
     expect(await page.title()).toBe('Semaforo — Overview');
-    // A reload keeps working: the token lives in this tab's session storage.
+    // A reload keeps working: the token became the server's session cookie.
     await page.reload();
     await waitForText(count(page, 'running'), '0');
   });

@@ -93,6 +93,33 @@ describe('semaforo serve: the JSON API', () => {
     expect((await call('stats', undefined, { host: `localhost:${server.port}` })).status).toBe(200);
   });
 
+  it('trades the token for an HttpOnly SameSite=Strict session cookie that stands for it, on this port only', async () => {
+    const { server, call } = await serve();
+    const opened = await call('session');
+    expect(opened.status).toBe(200);
+    const setCookie = String(opened.headers['set-cookie']);
+    expect(setCookie).toMatch(
+      new RegExp(`^semaforo_${server.port}=[0-9a-f]{64}; Path=/; Max-Age=\\d+; HttpOnly; SameSite=Strict$`),
+    );
+    expect(setCookie).not.toContain(server.token);
+    const cookie = setCookie.split(';')[0]!;
+    expect((await call('stats', undefined, { authorization: '', cookie })).status).toBe(200);
+    expect((await call('session', undefined, { authorization: '', cookie })).status).toBe(200);
+    // The Host and Origin checks still apply to a cookie.
+    expect(
+      (await call('stats', undefined, { authorization: '', cookie, origin: 'https://evil.example' })).status,
+    ).toBe(403);
+    // Another port's cookie, or a wrong value, is no session here.
+    const other = `semaforo_${server.port + 1}=${cookie.split('=')[1]}`;
+    expect((await call('stats', undefined, { authorization: '', cookie: other })).status).toBe(401);
+    expect((await call('session', undefined, { authorization: '' })).status).toBe(401);
+    const events = await new Promise<http.IncomingMessage>((resolve) =>
+      http.get({ host: '127.0.0.1', port: server.port, path: '/api/events', headers: { cookie } }, resolve),
+    );
+    expect(events.statusCode).toBe(200);
+    events.destroy();
+  });
+
   it('refuses malformed and oversized bodies, wrong methods and content types with the right status', async () => {
     const { server, call } = await serve();
     const headers = {
