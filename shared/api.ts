@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type {
   EnqueueResult,
   GroupInfo,
+  HourSeries,
   KindInfo,
   Metrics,
   QueueSettings,
@@ -55,6 +56,8 @@ export const requestSchemas = {
         .optional(),
     })
     .optional(),
+  /** the Overview's charts: the last hour in 5-minute buckets, in one request */
+  hourSeries: nothing,
   listTasks: listQuerySchema.optional(),
   getTask: z.strictObject({ id: taskIdSchema }),
   enqueue: taskSpecSchema,
@@ -87,6 +90,7 @@ export const requestSchemas = {
 export interface ApiOutputs {
   stats: Stats;
   metrics: Metrics;
+  hourSeries: HourSeries;
   listTasks: TaskPage;
   getTask: TaskWithHistory;
   enqueue: EnqueueResult;

@@ -7,12 +7,19 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ApiEvent } from '../../shared/api.ts';
-import { ConflictError, NotFoundError, ValidationError, toErrorInfo } from '../../shared/errors.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  toErrorInfo,
+  type ErrorInfo,
+} from '../../shared/errors.ts';
 import type { Engine } from '../core/engine.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
 import { createQueueService, handleRequest } from '../core/service.ts';
 import { StorageError } from '../core/errors.ts';
 import { bearerOf, checkHost, checkOrigin, checkToken, loopbackHosts, type GuardConfig } from './guard.ts';
+import { runBatch } from './batch.ts';
 import { sessionCookie, sessionMatches } from './session.ts';
 import { resolveStatic, sendStatic } from './static-files.ts';
 import { loadOrCreateToken } from './token.ts';
@@ -139,14 +146,19 @@ function sendJson(
   res.end(text);
 }
 
-function sendError(res: ServerResponse, err: unknown): void {
+function describeError(err: unknown): { status: number; info: ErrorInfo } {
   const status = statusOf(err);
-  const info =
+  const info: ErrorInfo =
     status === 500 ? { name: 'Error', message: 'internal error (see the server log)' } : toErrorInfo(err);
   if (err instanceof HttpError) info.name = 'HttpError';
   // A message may quote what the client sent: never echo more than a line of it back.
   info.message = truncateHead(info.message, MESSAGE_CHARS);
   for (const issue of info.issues ?? []) issue.message = truncateHead(issue.message, MESSAGE_CHARS);
+  return { status, info };
+}
+
+function sendError(res: ServerResponse, err: unknown): void {
+  const { status, info } = describeError(err);
   sendJson(res, status, { error: info }, err instanceof HttpError ? err.headers : {});
 }
 
@@ -231,7 +243,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw new ValidationError([{ path: 'body', message: `is not valid JSON (${(err as Error).message})` }]);
     }
     // `null` is how a transport says "no input" in JSON.
-    const value = await handleRequest(service, name, input === null ? undefined : input);
+    const run = (n: string, i: unknown) => handleRequest(service, n, i === null ? undefined : i);
+    const value =
+      name === 'batch'
+        ? await runBatch(input, run, (err) => {
+            if (statusOf(err) === 500) logger.error(`request ${name} failed: ${String(err)}`);
+            return describeError(err);
+          })
+        : await run(name, input);
     sendJson(res, 200, { value: value ?? null });
   };
 

@@ -18,7 +18,10 @@ import { EmptyState } from '../components/EmptyState.tsx';
 /** One task in the side panel: what it is, what happened to it, and what can be done with it. */
 export function TaskDetailPanel(props: { taskId: number; onClose(): void; onDuplicate(task: Task): void }) {
   const { taskId, onClose, onDuplicate } = props;
-  const q = useQuery((api) => api.getTask({ id: taskId }), [taskId]);
+  // Refetched only when a change names this task (or may have: another process wrote).
+  const q = useQuery((api) => api.getTask({ id: taskId }), [taskId], {
+    touches: (c) => c.external || c.taskIds.has(taskId),
+  });
   const panelRef = useRef<HTMLElement>(null);
   // Where focus was when the panel opened (the list, a link): it goes back there on close.
   useEffect(() => {

@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { QueueApi } from '../../shared/api.ts';
 import { useApi } from './api-context.tsx';
-import { useChanges } from './changes.tsx';
+import { CHANGE_THROTTLE_MS, useChanges, type ChangeState } from './changes.tsx';
 
 export interface QueryOptions {
   /** refetch on `changed` events (default true) */
@@ -18,6 +18,8 @@ export interface QueryOptions {
   refreshMs?: number;
   /** skip loading while false */
   enabled?: boolean;
+  /** whether a change concerns this query (default: every change does) */
+  touches?: (change: ChangeState) => boolean;
 }
 
 export interface QueryState<T> {
@@ -37,7 +39,14 @@ export function useQuery<T>(
 ): QueryState<T> {
   const { live = true, minIntervalMs = 0, refreshMs = 15_000, enabled = true } = options;
   const api = useApi();
-  const { version } = useChanges();
+  const change = useChanges();
+  const { version } = change;
+  const touchesRef = useRef(options.touches);
+  touchesRef.current = options.touches;
+  const changeRef = useRef(change);
+  changeRef.current = change;
+  /** a change concerned this query, and its refetch waits for minIntervalMs */
+  const pending = useRef(false);
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: enabled });
   const loadRef = useRef(load);
   loadRef.current = load;
@@ -88,15 +97,26 @@ export function useQuery<T>(
 
   useEffect(() => {
     if (!enabled || !live || version === 0) return;
+    if (touchesRef.current?.(changeRef.current) ?? true) pending.current = true;
+    if (!pending.current) return;
+    const due = () => {
+      pending.current = false;
+      run();
+    };
     const wait = runner.current.lastStart + minIntervalMs - Date.now();
-    if (wait <= 0) return run();
-    const t = setTimeout(run, wait);
+    if (wait <= 0) return due();
+    // Rather than a request of its own, ride along with the next change's refresh (one batch);
+    // if none comes, refresh a beat after the wait.
+    const t = setTimeout(due, wait + CHANGE_THROTTLE_MS);
     return () => clearTimeout(t);
   }, [version, live, enabled, minIntervalMs, run]);
 
   useEffect(() => {
     if (!enabled || refreshMs <= 0) return;
-    const t = setInterval(run, refreshMs);
+    // A safety net for missed events: not needed while changes keep the data fresh.
+    const t = setInterval(() => {
+      if (Date.now() - runner.current.lastStart >= refreshMs / 2) run();
+    }, refreshMs);
     return () => clearInterval(t);
   }, [enabled, refreshMs, run]);
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../shared/domain.ts';
 import { groupFailures } from '../../renderer/state/failure-groups.ts';
-import { BUCKET_MS, BUCKETS, bucketsFrom } from '../../renderer/state/hour-series.ts';
+import { BUCKET_MS, BUCKETS, bucketsFrom } from '../../electron/core/policy/hour-series.ts';
 import { groupUpdateFrom, settingsUpdateFrom } from '../../renderer/state/limits-form.ts';
 import {
   buildSpec,

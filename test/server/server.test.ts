@@ -120,6 +120,26 @@ describe('semaforo serve: the JSON API', () => {
     events.destroy();
   });
 
+  it('answers a batch item by item, each validated and refused on its own', async () => {
+    const { call } = await serve();
+    await call('enqueue', { kind: 'sleep', name: 'nap', payload: { ms: 0 } });
+    const res = await call('batch', [
+      { name: 'stats', input: null },
+      { name: 'getTask', input: { id: 99 } },
+      { name: 'listTasks', input: { limit: 0 } },
+      { name: 'hourSeries', input: null },
+    ]);
+    expect(res.status).toBe(200);
+    const [stats, missing, bad, series] = JSON.parse(res.body).value;
+    expect(stats.value.counts.pending).toBe(1);
+    expect(missing).toMatchObject({ status: 404, error: { name: 'NotFoundError' } });
+    expect(bad).toMatchObject({ status: 400, error: { issues: [{ path: 'limit' }] } });
+    expect(series.value).toMatchObject({ finished: 0, failed: 0 });
+    expect(series.value.times).toHaveLength(12);
+    expect((await call('batch', [])).status).toBe(400);
+    expect((await call('batch', { name: 'stats' })).status).toBe(400);
+  });
+
   it('refuses malformed and oversized bodies, wrong methods and content types with the right status', async () => {
     const { server, call } = await serve();
     const headers = {
