@@ -65,7 +65,7 @@ describe('semaforo serve: the JSON API', () => {
     expect(badPreview.status).toBe(400);
     expect(JSON.parse(badPreview.body).error.issues[0]).toMatchObject({
       path: 'cron',
-      message: expect.stringMatching(/Invalid value for minute: 61/),
+      message: expect.stringMatching(/invalid minute: 61 \(0-59\)/),
     });
     const task = { kind: 'sleep', payload: { ms: 0 } };
     const bad = await call('createSchedule', { name: 'x', cron: '61 * * * *', task });
