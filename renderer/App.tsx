@@ -20,13 +20,15 @@ import { TasksScreen } from './screens/TasksScreen.tsx';
 import { ApiProvider, useApi } from './state/api-context.tsx';
 import { ChangesProvider } from './state/changes.tsx';
 import { ConfirmProvider } from './state/confirm.tsx';
-import type { ConnectionSignal } from './state/connection.ts';
+import { ConnectionContext, createConnectionSignal, type ConnectionSignal } from './state/connection.ts';
 import { NoticeProvider } from './state/notices.tsx';
 import { SCREEN_TITLES, useRoute } from './state/route.ts';
 import { StatsProvider, useStats } from './state/stats.tsx';
 import { queueState } from './state/status.ts';
 import { formFromTask, type TaskForm } from './state/task-form.ts';
 import { NO_FILTERS, type TaskFilters } from './state/task-filters.ts';
+
+const ALWAYS_CONNECTED = createConnectionSignal(true);
 
 export function App({ api, connection }: { api: QueueApi; connection?: ConnectionSignal }) {
   return (
@@ -35,7 +37,9 @@ export function App({ api, connection }: { api: QueueApi; connection?: Connectio
         <NoticeProvider>
           <ConfirmProvider>
             <StatsProvider>
-              <Shell connection={connection} />
+              <ConnectionContext.Provider value={connection ?? ALWAYS_CONNECTED}>
+                <Shell connection={connection} />
+              </ConnectionContext.Provider>
             </StatsProvider>
           </ConfirmProvider>
         </NoticeProvider>

@@ -8,6 +8,8 @@ import { QueueLight } from '../components/QueueLight.tsx';
 import { RunningList } from '../components/RunningList.tsx';
 import { ThroughputCharts } from '../components/ThroughputCharts.tsx';
 import { PauseButton } from '../components/PauseButton.tsx';
+import { useConnected } from '../state/connection.ts';
+import { clockTime } from '../state/format.ts';
 import { useStats } from '../state/stats.tsx';
 import { queueState, STATUS_META } from '../state/status.ts';
 import { useNow } from '../state/use-now.ts';
@@ -19,7 +21,9 @@ export function OverviewScreen(props: {
 }) {
   const { openTask, showTasks, showFailures } = props;
   const stats = useStats();
+  const connected = useConnected();
   const now = useNow(1000);
+  const stale = !connected || stats.error !== undefined;
   if (stats.loading) return <LoadingState label="Loading the queue…" />;
   if (!stats.data)
     return (
@@ -45,7 +49,13 @@ export function OverviewScreen(props: {
           Showing older numbers: {stats.error.message}
         </p>
       )}
-      <section className="big-numbers" aria-label="Counts">
+      {stale && stats.updatedAt !== undefined && (
+        <p className="stale-marker muted" data-testid="stale-marker">
+          <span aria-hidden="true">⏸</span> Numbers as of {clockTime(stats.updatedAt)}: not updating while the
+          server cannot be reached
+        </p>
+      )}
+      <section className={`big-numbers${stale ? ' stale' : ''}`} aria-label="Counts">
         <BigNumber
           label="Running"
           value={c.running}

@@ -29,6 +29,8 @@ export interface QueryState<T> {
   loading: boolean;
   /** new deps are loading while the previous answer is still shown */
   stale: boolean;
+  /** when the data shown arrived (epoch ms) */
+  updatedAt: number | undefined;
   reload(): void;
 }
 
@@ -47,7 +49,9 @@ export function useQuery<T>(
   changeRef.current = change;
   /** a change concerned this query, and its refetch waits for minIntervalMs */
   const pending = useRef(false);
-  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: enabled });
+  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean; at?: number }>({
+    loading: enabled,
+  });
   const loadRef = useRef(load);
   loadRef.current = load;
   const runner = useRef({ inFlight: false, again: false, generation: 0, lastStart: 0 });
@@ -65,12 +69,12 @@ export function useQuery<T>(
       .current(api)
       .then(
         (data) => {
-          if (generation === r.generation) setState({ data, loading: false });
+          if (generation === r.generation) setState({ data, loading: false, at: Date.now() });
         },
         (err: unknown) => {
           if (generation !== r.generation) return;
           const error = err instanceof Error ? err : new Error(String(err));
-          setState((s) => ({ data: s.data, error, loading: false }));
+          setState((s) => ({ data: s.data, at: s.at, error, loading: false }));
         },
       )
       .finally(() => {
@@ -91,7 +95,7 @@ export function useQuery<T>(
     r.generation++;
     r.inFlight = false;
     r.again = false;
-    setState((s) => ({ data: s.data, loading: true }));
+    setState((s) => ({ data: s.data, at: s.at, loading: true }));
     run();
   }, [api, enabled, run, ...deps]);
 
@@ -125,6 +129,7 @@ export function useQuery<T>(
     error: state.error,
     loading: state.loading && state.data === undefined,
     stale: state.loading && state.data !== undefined,
+    updatedAt: state.at,
     reload: run,
   };
 }
