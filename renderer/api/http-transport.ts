@@ -19,7 +19,7 @@ export interface HttpTransportOptions {
 
 const EVENT_NAMES: EventName[] = ['changed'];
 /** What a failed connection says (the server is down, or the network between). */
-export const UNREACHABLE = 'cannot reach the Semaforo server: is `semaforo serve` still running?';
+export const UNREACHABLE = 'cannot reach the Semaforo server: is semaforo serve still running?';
 /** The most requests one batch carries (the server's MAX_BATCH). */
 const MAX_BATCH = 20;
 

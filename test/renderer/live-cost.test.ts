@@ -57,4 +57,28 @@ describe.skipIf(!hasChromium)('the cost of an open dashboard', () => {
     expect(requests).not.toContain('metrics');
     await page.getByText(/^\d+ finished in the last hour$/).waitFor();
   });
+
+  it('loads the Overview, charts included, with under 150 KB of compressed JavaScript', async () => {
+    const { page } = await open();
+    await page.getByText('nothing finished in the last hour').waitFor();
+    const scripts = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .filter((e) => e.name.endsWith('.js'))
+        .map((e) => {
+          const r = e as PerformanceResourceTiming;
+          return { name: new URL(r.name).pathname, encoded: r.encodedBodySize, decoded: r.decodedBodySize };
+        }),
+    );
+    const encoded = scripts.reduce((n, s) => n + s.encoded, 0);
+    const decoded = scripts.reduce((n, s) => n + s.decoded, 0);
+    console.log(
+      `Overview's JavaScript: ${(encoded / 1024).toFixed(1)} KB compressed, ${(decoded / 1024).toFixed(1)} KB ` +
+        `uncompressed, ${scripts.length} files`,
+    );
+    expect(encoded).toBeLessThan(decoded / 2); // sent compressed
+    expect(encoded).toBeLessThan(150 * 1024);
+    // The validator and the forms are not part of it.
+    expect(scripts.map((s) => s.name).filter((n) => /schemas|Form|Settings/.test(n))).toEqual([]);
+  });
 });
