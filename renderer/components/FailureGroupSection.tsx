@@ -2,6 +2,7 @@ import { useId } from 'react';
 import type { Task } from '../../shared/domain.ts';
 import { groupTitle, type FailureGroup } from '../state/failure-groups.ts';
 import { plural } from '../state/format.ts';
+import { isPlainClick, taskHref } from '../state/route.ts';
 import type { Selection } from '../state/use-selection.ts';
 import { RelativeTime } from './RelativeTime.tsx';
 
@@ -64,11 +65,15 @@ export function FailureGroupSection(props: {
               checked={selection.has(t.id)}
               onChange={() => selection.toggle(t)}
             />
-            <button
-              type="button"
+            <a
               data-row
               className="failure-task"
-              onClick={() => onOpen(t)}
+              href={taskHref(t.id)}
+              onClick={(e) => {
+                if (!isPlainClick(e)) return; // the browser's new tab
+                e.preventDefault();
+                onOpen(t);
+              }}
               onKeyDown={(e) => {
                 if (e.key.toLowerCase() === 'r' && !e.ctrlKey && !e.metaKey) {
                   e.preventDefault();
@@ -84,7 +89,7 @@ export function FailureGroupSection(props: {
                 #{t.id} · {t.group} · {t.attempts}/{t.maxAttempts} attempts · failed{' '}
                 <RelativeTime at={t.finishedAt} now={now} />
               </span>
-            </button>
+            </a>
           </li>
         ))}
       </ul>

@@ -123,7 +123,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     await rail.getByLabel('1 failed').waitFor();
     await go(page, 'Failures');
     const group = page.getByRole('region', { name: /shell exit 2 · export failed/ });
-    await group.getByRole('button', { name: /flaky-export/ }).waitFor();
+    await group.getByRole('link', { name: /flaky-export/ }).waitFor();
     await screenshot(page, 'failures');
 
     // Pause first so "back to pending" can be seen before a worker takes it.

@@ -38,6 +38,10 @@ describe.skipIf(!hasChromium)('Failures screen on real failures', () => {
     const curl = page.getByRole('region', { name: /^shell exit 7 · curl: \(7\) Failed to connect/ });
     await curl.waitFor();
     await curl.getByText('12 tasks').waitFor();
+    // Each task is a link to its detail (Ctrl+click opens it in a tab).
+    expect(await curl.getByRole('link', { name: /^sync-order-0 / }).getAttribute('href')).toMatch(
+      /^#\/tasks\/\d+$/,
+    );
     expect(await curl.locator('.failure-command').innerText()).toMatch(
       /^curl -sS http:\/\/127\.0\.0\.1:1\/orders\/\d+\?page=\d+$/,
     );
