@@ -19,6 +19,8 @@ export interface FailureCause {
 }
 
 const LINE_CHARS = 300;
+/** The line of a command that failed silently: its code already says how it ended. */
+const NO_OUTPUT = 'no error output';
 
 // "CMD" exited with code N[: why]   /   "CMD" was killed by SIGNAL[: why]. CMD may span lines;
 // `why` is one line (the handler keeps the last line of stderr).
@@ -82,9 +84,9 @@ export function failureCause(error: string | null): FailureCause {
   const text = (error ?? '').trim();
   if (text === '') return cause(null, 'no error message', null);
   const exit = SHELL_EXIT.exec(text);
-  if (exit) return cause(`exit ${exit[2]}`, exit[3] ?? `exited with code ${exit[2]}`, exit[1]!);
+  if (exit) return cause(`exit ${exit[2]}`, exit[3] ?? NO_OUTPUT, exit[1]!);
   const killed = SHELL_KILLED.exec(text);
-  if (killed) return cause(killed[2]!, killed[3] ?? `killed by ${killed[2]}`, killed[1]!);
+  if (killed) return cause(killed[2]!, killed[3] ?? NO_OUTPUT, killed[1]!);
   const first = firstLineOf(text);
   const status = HTTP_STATUS.exec(first);
   if (status) return cause(`HTTP ${status[3]}`, `${status[3]}${status[4]}`, `${status[1]} ${status[2]}`);

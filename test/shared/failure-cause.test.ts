@@ -89,6 +89,10 @@ describe('failure causes', () => {
     expect(keyOf('http', slow(1))).toBe(keyOf('http', slow(2)));
     const refused = 'GET http://127.0.0.1:8080/hook failed: connect ECONNREFUSED 127.0.0.1:8080';
     expect(failureCause(refused)).toMatchObject({ line: 'connect ECONNREFUSED 127.0.0.1:8080' });
+    expect(failureCause('"false" exited with code 1')).toMatchObject({
+      code: 'exit 1',
+      line: 'no error output',
+    });
     expect(failureCause('"sleep 100" was killed by SIGKILL')).toMatchObject({
       code: 'SIGKILL',
       command: 'sleep 100',
