@@ -49,6 +49,7 @@ export function useQuery<T>(
   changeRef.current = change;
   /** a change concerned this query, and its refetch waits for minIntervalMs */
   const pending = useRef(false);
+  const seenVersion = useRef(0);
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean; at?: number }>({
     loading: enabled,
   });
@@ -101,7 +102,11 @@ export function useQuery<T>(
 
   useEffect(() => {
     if (!enabled || !live || version === 0) return;
-    if (touchesRef.current?.(changeRef.current) ?? true) pending.current = true;
+    // A new change (not a new minIntervalMs) may make this query pending.
+    if (seenVersion.current !== version) {
+      seenVersion.current = version;
+      if (touchesRef.current?.(changeRef.current) ?? true) pending.current = true;
+    }
     if (!pending.current) return;
     const due = () => {
       pending.current = false;
