@@ -2,31 +2,46 @@
  * The dashboard: a left rail, the current screen, and the task detail panel beside it. It is
  * handed a QueueApi and cannot tell whether that talks Electron IPC or HTTP.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import type { QueueApi } from '../shared/api.ts';
 import type { Task, TaskStatus } from '../shared/domain.ts';
 import { ConnectionBanner } from './components/ConnectionBanner.tsx';
 import { NoticeArea } from './components/NoticeArea.tsx';
 import { Rail } from './components/Rail.tsx';
 import { FailuresScreen } from './screens/FailuresScreen.tsx';
-import { GroupsScreen } from './screens/GroupsScreen.tsx';
-import { NewTaskScreen } from './screens/NewTaskScreen.tsx';
 import { OverviewScreen } from './screens/OverviewScreen.tsx';
-import { ScheduleFormScreen } from './screens/ScheduleFormScreen.tsx';
-import { SchedulesScreen } from './screens/SchedulesScreen.tsx';
-import { SettingsScreen } from './screens/SettingsScreen.tsx';
 import { TaskDetailPanel } from './screens/TaskDetailPanel.tsx';
 import { TasksScreen } from './screens/TasksScreen.tsx';
+import { LoadingState } from './components/LoadingState.tsx';
 import { ApiProvider, useApi } from './state/api-context.tsx';
 import { ChangesProvider } from './state/changes.tsx';
 import { ConfirmProvider } from './state/confirm.tsx';
-import type { ConnectionSignal } from './state/connection.ts';
+import { ConnectionContext, createConnectionSignal, type ConnectionSignal } from './state/connection.ts';
 import { NoticeProvider } from './state/notices.tsx';
 import { SCREEN_TITLES, useRoute } from './state/route.ts';
 import { StatsProvider, useStats } from './state/stats.tsx';
 import { queueState } from './state/status.ts';
-import { formFromTask, type TaskForm } from './state/task-form.ts';
 import { NO_FILTERS, type TaskFilters } from './state/task-filters.ts';
+
+const ALWAYS_CONNECTED = createConnectionSignal(true);
+
+// Forms, schedules and settings load when first opened: with them come the validator (zod) and
+// croner, which the screens a dashboard opens on (Overview, Tasks, Failures) do without.
+const GroupsScreen = lazy(() =>
+  import('./screens/GroupsScreen.tsx').then((m) => ({ default: m.GroupsScreen })),
+);
+const NewTaskScreen = lazy(() =>
+  import('./screens/NewTaskScreen.tsx').then((m) => ({ default: m.NewTaskScreen })),
+);
+const ScheduleFormScreen = lazy(() =>
+  import('./screens/ScheduleFormScreen.tsx').then((m) => ({ default: m.ScheduleFormScreen })),
+);
+const SchedulesScreen = lazy(() =>
+  import('./screens/SchedulesScreen.tsx').then((m) => ({ default: m.SchedulesScreen })),
+);
+const SettingsScreen = lazy(() =>
+  import('./screens/SettingsScreen.tsx').then((m) => ({ default: m.SettingsScreen })),
+);
 
 export function App({ api, connection }: { api: QueueApi; connection?: ConnectionSignal }) {
   return (
@@ -35,7 +50,9 @@ export function App({ api, connection }: { api: QueueApi; connection?: Connectio
         <NoticeProvider>
           <ConfirmProvider>
             <StatsProvider>
-              <Shell connection={connection} />
+              <ConnectionContext.Provider value={connection ?? ALWAYS_CONNECTED}>
+                <Shell connection={connection} />
+              </ConnectionContext.Provider>
             </StatsProvider>
           </ConfirmProvider>
         </NoticeProvider>
@@ -47,8 +64,8 @@ export function App({ api, connection }: { api: QueueApi; connection?: Connectio
 function Shell({ connection }: { connection?: ConnectionSignal }) {
   const [route, navigate] = useRoute();
   const [filters, setFilters] = useState<TaskFilters>(NO_FILTERS);
-  const [prefill, setPrefill] = useState<{ form: TaskForm | null; version: number }>({
-    form: null,
+  const [prefill, setPrefill] = useState<{ task: Task | null; version: number }>({
+    task: null,
     version: 0,
   });
   const stats = useStats();
@@ -83,12 +100,12 @@ function Shell({ connection }: { connection?: ConnectionSignal }) {
     [navigate, route.screen],
   );
   const newTask = useCallback(() => {
-    setPrefill((p) => ({ form: null, version: p.version + 1 }));
+    setPrefill((p) => ({ task: null, version: p.version + 1 }));
     navigate({ screen: 'new', taskId: null });
   }, [navigate]);
   const duplicate = useCallback(
     (task: Task) => {
-      setPrefill((p) => ({ form: formFromTask(task), version: p.version + 1 }));
+      setPrefill((p) => ({ task, version: p.version + 1 }));
       navigate({ screen: 'new', taskId: null });
     },
     [navigate],
@@ -158,7 +175,7 @@ function Shell({ connection }: { connection?: ConnectionSignal }) {
       screen = (
         <NewTaskScreen
           key={prefill.version}
-          initial={prefill.form}
+          from={prefill.task}
           onCreated={(id) => navigate({ screen: 'tasks', taskId: id })}
         />
       );
@@ -175,7 +192,7 @@ function Shell({ connection }: { connection?: ConnectionSignal }) {
       />
       <main className="main" aria-label={SCREEN_TITLES[route.screen]}>
         {connection && <ConnectionBanner connection={connection} />}
-        {screen}
+        <Suspense fallback={<LoadingState label="Loading…" />}>{screen}</Suspense>
       </main>
       {route.taskId !== null && (
         <TaskDetailPanel

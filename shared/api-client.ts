@@ -3,7 +3,8 @@
  * (Electron IPC, HTTP+SSE) is only those two functions and adding a request to the contract needs
  * no transport change.
  */
-import { REQUEST_NAMES, type ApiEvent, type QueueApi, type RequestName } from './api.ts';
+import type { ApiEvent, QueueApi } from './api.ts';
+import { REQUEST_NAMES, type RequestName } from './request-names.ts';
 import type { ErrorInfo } from './errors.ts';
 
 export type Call = (name: RequestName, input: unknown) => Promise<unknown>;

@@ -7,9 +7,11 @@
  * Inputs are always one object (or nothing), so every transport sends the same JSON.
  */
 import { z } from 'zod';
+import { REQUEST_NAMES, type RequestName } from './request-names.ts';
 import type {
   EnqueueResult,
   GroupInfo,
+  HourSeries,
   KindInfo,
   Metrics,
   QueueSettings,
@@ -55,6 +57,8 @@ export const requestSchemas = {
         .optional(),
     })
     .optional(),
+  /** the Overview's charts: the last hour in 5-minute buckets, in one request */
+  hourSeries: nothing,
   listTasks: listQuerySchema.optional(),
   getTask: z.strictObject({ id: taskIdSchema }),
   enqueue: taskSpecSchema,
@@ -81,12 +85,13 @@ export const requestSchemas = {
   runScheduleNow: byName,
   /** the next due times of a recurrence, for the live preview in the form */
   previewSchedule: recurrenceSchema,
-} as const satisfies Record<string, z.ZodType>;
+} as const satisfies Record<RequestName, z.ZodType>;
 
 /** Output type of every request. */
 export interface ApiOutputs {
   stats: Stats;
   metrics: Metrics;
+  hourSeries: HourSeries;
   listTasks: TaskPage;
   getTask: TaskWithHistory;
   enqueue: EnqueueResult;
@@ -114,8 +119,12 @@ export interface ApiOutputs {
   previewSchedule: { times: number[]; timezone: string | null };
 }
 
-export type RequestName = keyof typeof requestSchemas & keyof ApiOutputs;
-export const REQUEST_NAMES = Object.keys(requestSchemas) as RequestName[];
+// Every name has a schema (`satisfies` above) and an output, and no schema lacks a name.
+type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const namesMatch: Exact<keyof typeof requestSchemas, RequestName> & Exact<keyof ApiOutputs, RequestName> =
+  true;
+void namesMatch;
+export { REQUEST_NAMES, type RequestName };
 /** What a caller passes (before defaults and transforms). */
 export type ApiInput<K extends RequestName> = z.input<(typeof requestSchemas)[K]>;
 /** What the service receives once the boundary has validated the input. */

@@ -189,6 +189,18 @@ export interface Metrics {
   byGroup: MetricsRow[];
 }
 
+/** The Overview's last hour in 5-minute buckets, oldest first (electron/core/policy/hour-series.ts). */
+export interface HourSeries {
+  /** bucket end times, epoch seconds (the chart's x axis) */
+  times: number[];
+  /** tasks finished (done or failed) per minute in each bucket */
+  perMinute: number[];
+  /** failed / (done + failed) in percent, null where nothing finished */
+  failurePercent: (number | null)[];
+  finished: number;
+  failed: number;
+}
+
 export interface TaskPage {
   tasks: Task[];
   total: number;

@@ -4,6 +4,7 @@
  * anchor. Pure: the engine, the CLI and the dashboard's preview all call this.
  */
 import { Cron } from 'croner';
+import { cronWords } from './cron-words.ts';
 
 export type Recurrence =
   | { cron: string; timezone: string | null; everyMs?: undefined }
@@ -27,7 +28,7 @@ function cronOf(expr: string, timezone: string | null): Cron {
   return new Cron(expr, { mode: '5-part', paused: true, timezone: timezone ?? localTimeZone() });
 }
 
-/** Null when the expression is fine, else why not (croner's words, without its prefix). */
+/** Null when the expression is fine, else why not (croner's message in a cron user's words). */
 export function cronProblem(expr: string): string | null {
   // Counted here: croner's own words for a wrong count speak of six- and seven-part patterns,
   // which its 5-part mode then refuses too.
@@ -39,7 +40,7 @@ export function cronProblem(expr: string): string | null {
     if (c.nextRun() === null) return 'never comes due';
     return null;
   } catch (err) {
-    return (err as Error).message.replace(/^CronPattern:\s*/, '');
+    return cronWords((err as Error).message, expr);
   }
 }
 

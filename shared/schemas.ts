@@ -8,24 +8,10 @@ import { cronProblem, isTimeZone } from './schedule-times.ts';
 import { ValidationError, formatPath } from './errors.ts';
 import { checkJson } from './json.ts';
 import { durationProblem, formatDuration, parseDuration } from './durations.ts';
+import { LIMITS, SORT_FIELDS } from './limits.ts';
 import { scheduleAlarmsSchema } from './schedule-alarms.ts';
 
-export const LIMITS = {
-  priority: { min: 0, max: 9, default: 5 },
-  maxAttempts: { min: 1, max: 100, default: 3 },
-  /** 7 days: longer timeouts are almost always a unit mistake */
-  timeoutMs: { min: 1, max: 7 * 24 * 3600_000 },
-  /** one year */
-  delayMs: { max: 365 * 24 * 3600_000 },
-  payload: { maxBytes: 256 * 1024, maxDepth: 32 },
-  nameLength: 200,
-  uniqueLength: 200,
-  batch: 100_000,
-  globalConcurrency: { min: 1, max: 10_000, default: 3 },
-  groupConcurrency: { min: 1, max: 10_000 },
-  rate: { minLimit: 1, maxLimit: 1_000_000, minPeriodMs: 1, maxPeriodMs: 24 * 3600_000 },
-  retentionDays: { min: 0, max: 36_500, default: 30 },
-} as const;
+export { LIMITS, SORT_FIELDS };
 
 /** A kind, group or schedule name (also read by task-spec-quick.ts). */
 export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
@@ -241,8 +227,6 @@ export const settingsUpdateSchema = z.strictObject({
   durability: z.enum(DURABILITIES, { error: 'must be "results" or "full"' }).optional(),
 });
 export type SettingsUpdate = z.infer<typeof settingsUpdateSchema>;
-
-export const SORT_FIELDS = ['createdAt', 'priority', 'runAt', 'finishedAt', 'name'] as const;
 
 export const listQuerySchema = z.strictObject({
   // one status or several; always an array once parsed

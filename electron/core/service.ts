@@ -27,6 +27,7 @@ export function createQueueService(engine: Engine): QueueService {
   return {
     stats: (i) => engine.stats(i?.recentFailures),
     metrics: (i) => engine.metrics(i?.windowMs),
+    hourSeries: () => engine.hourSeries(),
     listTasks: (i) => engine.listTasks(i ?? {}),
     getTask: (i) => engine.getTask(i.id),
     enqueue: (i) => engine.enqueue(i),

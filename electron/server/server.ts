@@ -7,12 +7,20 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ApiEvent } from '../../shared/api.ts';
-import { ConflictError, NotFoundError, ValidationError, toErrorInfo } from '../../shared/errors.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  toErrorInfo,
+  type ErrorInfo,
+} from '../../shared/errors.ts';
 import type { Engine } from '../core/engine.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
 import { createQueueService, handleRequest } from '../core/service.ts';
 import { StorageError } from '../core/errors.ts';
 import { bearerOf, checkHost, checkOrigin, checkToken, loopbackHosts, type GuardConfig } from './guard.ts';
+import { runBatch } from './batch.ts';
+import { sessionCookie, sessionMatches } from './session.ts';
 import { resolveStatic, sendStatic } from './static-files.ts';
 import { loadOrCreateToken } from './token.ts';
 import { truncateHead } from '../core/bounded.ts';
@@ -138,14 +146,19 @@ function sendJson(
   res.end(text);
 }
 
-function sendError(res: ServerResponse, err: unknown): void {
+function describeError(err: unknown): { status: number; info: ErrorInfo } {
   const status = statusOf(err);
-  const info =
+  const info: ErrorInfo =
     status === 500 ? { name: 'Error', message: 'internal error (see the server log)' } : toErrorInfo(err);
   if (err instanceof HttpError) info.name = 'HttpError';
   // A message may quote what the client sent: never echo more than a line of it back.
   info.message = truncateHead(info.message, MESSAGE_CHARS);
   for (const issue of info.issues ?? []) issue.message = truncateHead(issue.message, MESSAGE_CHARS);
+  return { status, info };
+}
+
+function sendError(res: ServerResponse, err: unknown): void {
+  const { status, info } = describeError(err);
   sendJson(res, status, { error: info }, err instanceof HttpError ? err.headers : {});
 }
 
@@ -230,7 +243,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw new ValidationError([{ path: 'body', message: `is not valid JSON (${(err as Error).message})` }]);
     }
     // `null` is how a transport says "no input" in JSON.
-    const value = await handleRequest(service, name, input === null ? undefined : input);
+    const run = (n: string, i: unknown) => handleRequest(service, n, i === null ? undefined : i);
+    const value =
+      name === 'batch'
+        ? await runBatch(input, run, (err) => {
+            if (statusOf(err) === 500) logger.error(`request ${name} failed: ${String(err)}`);
+            return describeError(err);
+          })
+        : await run(name, input);
     sendJson(res, 200, { value: value ?? null });
   };
 
@@ -285,9 +305,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return sendError(res, new HttpError(400, 'more than one Authorization header'));
       const isEvents = url.pathname === '/api/events';
       const given = isEvents ? url.searchParams.get('token') : bearerOf(req.headers.authorization);
-      const auth = checkToken(given, guard);
+      // The dashboard's session cookie stands for the token (session.ts); API clients send the token.
+      const hasSession = given === null && sessionMatches(req.headers.cookie, port, guard.token);
+      const auth = hasSession ? { ok: true as const } : checkToken(given, guard);
       if (!auth.ok)
         return sendJson(res, auth.status, { error: { name: 'Unauthorized', message: auth.message } });
+      if (url.pathname === '/api/session') {
+        if (req.method !== 'POST')
+          return sendError(res, methodNotAllowed('POST', 'a session is opened by POST'));
+        return sendJson(res, 200, { value: null }, { 'set-cookie': sessionCookie(port, guard.token) });
+      }
       if (isEvents) {
         if (req.method !== 'GET') return sendError(res, methodNotAllowed('GET', 'the event stream is GET'));
         return events(req, res);
@@ -366,6 +393,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }, options.heartbeatMs ?? 15_000);
   heartbeat.unref();
 
+  let port = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 7391, host, () => {
@@ -373,7 +401,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   const wildcard = host === '0.0.0.0' || host === '::';
   const allowed = loopbackHosts(port);
   if (!LOOPBACK.has(host)) allowed.add(`${host.includes(':') ? `[${host}]` : host}:${port}`);

@@ -1,4 +1,7 @@
-/** Serves the built renderer: only files inside its folder, never a path that climbs out. */
+/**
+ * Serves the built renderer: only files inside its folder, never a path that climbs out; text files
+ * precompressed (brotli or gzip) when the build made the copies and the client takes them.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -41,12 +44,39 @@ export function resolveStatic(root: string, urlPath: string): string | null {
   }
 }
 
+/** Whether an Accept-Encoding header accepts `coding` (listed, and not with q=0). */
+export function acceptsEncoding(header: string | undefined, coding: 'br' | 'gzip'): boolean {
+  for (const part of (header ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (name !== coding) continue;
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    return q === undefined || Number(q) > 0;
+  }
+  return false;
+}
+
+/**
+ * The copy of `file` to send: the build's brotli or gzip twin (vite.config.ts writes them) when
+ * the client takes it, else the file itself.
+ */
+function pickEncoding(file: string, accept: string | undefined): { path: string; encoding?: string } {
+  for (const [coding, ext] of [
+    ['br', '.br'],
+    ['gzip', '.gz'],
+  ] as const) {
+    if (acceptsEncoding(accept, coding) && fs.existsSync(file + ext))
+      return { path: file + ext, encoding: coding };
+  }
+  return { path: file };
+}
+
 export function sendStatic(res: ServerResponse, file: string, method: string): void {
   // The file can vanish or change between resolveStatic and here (`npm run build` empties the
   // folder while serve runs); a throw or an unhandled stream error here would end the process.
+  const chosen = pickEncoding(file, res.req.headers['accept-encoding']);
   let size: number;
   try {
-    size = fs.statSync(file).size;
+    size = fs.statSync(chosen.path).size;
   } catch {
     return notFound(res);
   }
@@ -55,6 +85,8 @@ export function sendStatic(res: ServerResponse, file: string, method: string): v
   const headers = {
     'content-type': type,
     'content-length': size,
+    ...(chosen.encoding ? { 'content-encoding': chosen.encoding } : {}),
+    vary: 'accept-encoding',
     'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
     'content-security-policy': CSP,
     'x-content-type-options': 'nosniff',
@@ -64,7 +96,7 @@ export function sendStatic(res: ServerResponse, file: string, method: string): v
     res.writeHead(200, headers);
     return void res.end();
   }
-  const stream = fs.createReadStream(file);
+  const stream = fs.createReadStream(chosen.path);
   stream.once('open', () => {
     res.writeHead(200, headers);
     stream.pipe(res);

@@ -1,7 +1,10 @@
 import type { Tone } from '../state/status.ts';
 import { formatCount } from '../state/format.ts';
 
-/** One of the overview's four large numbers; a button that opens the matching list. */
+/**
+ * One of the overview's four large numbers; a button that opens the matching list. Its name is its
+ * text ("3 Running"), so what a voice-control user reads is what they can say.
+ */
 export function BigNumber(props: {
   label: string;
   value: number | undefined;
@@ -16,7 +19,7 @@ export function BigNumber(props: {
       type="button"
       className={`big-number tone-${tone}`}
       onClick={onOpen}
-      aria-label={`${label}: ${value ?? 'loading'}`}
+      aria-busy={value === undefined}
     >
       <span className="big-number-value" data-testid={`count-${label.toLowerCase()}`}>
         {value === undefined ? '–' : formatCount(value)}

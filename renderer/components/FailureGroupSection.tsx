@@ -1,6 +1,8 @@
+import { useId } from 'react';
 import type { Task } from '../../shared/domain.ts';
-import type { FailureGroup } from '../state/failure-groups.ts';
+import { groupTitle, type FailureGroup } from '../state/failure-groups.ts';
 import { plural } from '../state/format.ts';
+import { isPlainClick, taskHref } from '../state/route.ts';
 import type { Selection } from '../state/use-selection.ts';
 import { RelativeTime } from './RelativeTime.tsx';
 
@@ -17,7 +19,7 @@ export function FailureGroupSection(props: {
   const { group, selection, openTaskId, now, onOpen, onRetry, onDiscard } = props;
   const selectedHere = group.tasks.filter((t) => selection.has(t.id)).length;
   const all = selectedHere === group.tasks.length;
-  const headingId = `failure-${group.key.replace(/[^a-z0-9]+/gi, '-')}`;
+  const headingId = `failure-${useId().replace(/[^a-z0-9]+/gi, '')}`;
   return (
     <section className="failure-group panel" aria-labelledby={headingId}>
       <header className="failure-head">
@@ -30,13 +32,20 @@ export function FailureGroupSection(props: {
           }}
           onChange={() => selection.setMany(group.tasks, !all)}
         />
-        <h2 id={headingId} title={group.error}>
-          <span className="tone-red" aria-hidden="true">
-            ✕{' '}
-          </span>
-          <span className="failure-kind">{group.kind}</span>{' '}
-          <span className="failure-error">{group.error}</span>
-        </h2>
+        <div className="failure-title">
+          <h2 id={headingId} title={groupTitle(group)}>
+            <span className="tone-red" aria-hidden="true">
+              ✕{' '}
+            </span>
+            <span className="failure-kind">{group.kind}</span>{' '}
+            <span className="failure-error">{groupTitle(group)}</span>
+          </h2>
+          {group.command && (
+            <code className="failure-command" title={group.command}>
+              {group.command}
+            </code>
+          )}
+        </div>
         <span className="muted">{plural(group.tasks.length, 'task')}</span>
         <div className="button-row">
           <button type="button" onClick={() => onRetry(group.tasks)}>
@@ -56,11 +65,15 @@ export function FailureGroupSection(props: {
               checked={selection.has(t.id)}
               onChange={() => selection.toggle(t)}
             />
-            <button
-              type="button"
+            <a
               data-row
               className="failure-task"
-              onClick={() => onOpen(t)}
+              href={taskHref(t.id)}
+              onClick={(e) => {
+                if (!isPlainClick(e)) return; // the browser's new tab
+                e.preventDefault();
+                onOpen(t);
+              }}
               onKeyDown={(e) => {
                 if (e.key.toLowerCase() === 'r' && !e.ctrlKey && !e.metaKey) {
                   e.preventDefault();
@@ -76,7 +89,7 @@ export function FailureGroupSection(props: {
                 #{t.id} · {t.group} · {t.attempts}/{t.maxAttempts} attempts · failed{' '}
                 <RelativeTime at={t.finishedAt} now={now} />
               </span>
-            </button>
+            </a>
           </li>
         ))}
       </ul>

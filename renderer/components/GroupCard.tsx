@@ -36,7 +36,7 @@ export function GroupCard({ group, now }: { group: GroupInfo; now: number }) {
       </p>
       {blocked && (
         <p className="tone-amber">
-          <span aria-hidden="true">↻</span> slowed down by the server until{' '}
+          <span aria-hidden="true">↻</span> slowed down by the server: starts again{' '}
           {relativeTime(group.blockedUntil!, now)}
         </p>
       )}

@@ -5,6 +5,7 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { axisNumber } from '../state/format.ts';
 
 export interface HourChartProps {
   title: string;
@@ -39,7 +40,13 @@ function options(p: HourChartProps, width: number): uPlot.Options {
         values: (_u, ticks) =>
           ticks.map((t) => new Date(t * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })),
       },
-      { ...axis, size: 48, values: (_u, ticks) => ticks.map((t) => `${Number(t.toFixed(2))}${p.unit}`) },
+      {
+        ...axis,
+        values: (_u, ticks) => ticks.map((t) => `${axisNumber(t)}${p.unit}`),
+        // As wide as the longest label needs, so none is cut to its last digits.
+        size: (_u, values) =>
+          Math.max(40, 14 + 7 * Math.max(0, ...(values ?? []).map((v) => String(v).length))),
+      },
     ],
     series: [
       {},

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { Task } from '../../shared/domain.ts';
-import { LIMITS } from '../../shared/schemas.ts';
+import { LIMITS } from '../../shared/limits.ts';
 import { useApi } from '../state/api-context.tsx';
 import { useNotices } from '../state/notices.tsx';
 

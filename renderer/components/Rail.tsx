@@ -1,5 +1,5 @@
 import type { Route, ScreenId } from '../state/route.ts';
-import { railEntryOf, SCREEN_TITLES } from '../state/route.ts';
+import { isPlainClick, railEntryOf, SCREEN_TITLES } from '../state/route.ts';
 import { formatCount } from '../state/format.ts';
 import type { QueueState } from '../state/status.ts';
 import { QueueLight } from './QueueLight.tsx';
@@ -43,6 +43,7 @@ export function Rail(props: {
                 aria-current={route.screen === item.id ? 'page' : current ? 'true' : undefined}
                 className={current ? 'current' : undefined}
                 onClick={(e) => {
+                  if (!isPlainClick(e)) return;
                   e.preventDefault();
                   navigate({ screen: item.id, taskId: null });
                 }}

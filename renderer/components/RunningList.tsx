@@ -1,5 +1,6 @@
 import type { Task } from '../../shared/domain.ts';
 import { humanDuration, plural } from '../state/format.ts';
+import { isPlainClick, taskHref } from '../state/route.ts';
 import { useQuery } from '../state/use-query.ts';
 import { EmptyState } from './EmptyState.tsx';
 import { ErrorState } from './ErrorState.tsx';
@@ -23,7 +24,15 @@ export function RunningList({ now, openTask }: { now: number; openTask(task: Tas
       <ul className="running-list" aria-label="Running tasks">
         {tasks.map((t) => (
           <li key={t.id}>
-            <button type="button" className="running-item" onClick={() => openTask(t)}>
+            <a
+              className="running-item"
+              href={taskHref(t.id)}
+              onClick={(e) => {
+                if (!isPlainClick(e)) return; // the browser's new tab
+                e.preventDefault();
+                openTask(t);
+              }}
+            >
               <span className="running-name">
                 <span className="tone-amber" aria-hidden="true">
                   ▶{' '}
@@ -35,7 +44,7 @@ export function RunningList({ now, openTask }: { now: number; openTask(task: Tas
               </span>
               <span className="running-elapsed">{t.startedAt ? humanDuration(now - t.startedAt) : ''}</span>
               <ProgressBar value={t.progress} label={`Progress of ${t.name}`} />
-            </button>
+            </a>
           </li>
         ))}
       </ul>

@@ -1,5 +1,5 @@
 import type { KindInfo } from '../../shared/domain.ts';
-import { LIMITS } from '../../shared/schemas.ts';
+import { LIMITS } from '../../shared/limits.ts';
 import { FORM_KINDS, type FieldName, type TaskForm } from '../state/task-form.ts';
 import { describedBy, Field } from './Field.tsx';
 import { KindFields } from './KindFields.tsx';

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import { TASK_STATUSES, type TaskStatus } from '../../shared/domain.ts';
-import { SORT_FIELDS } from '../../shared/schemas.ts';
+import { SORT_FIELDS } from '../../shared/limits.ts';
 import { STATUS_META } from '../state/status.ts';
 import { isFiltered, NO_FILTERS, type SortField, type TaskFilters } from '../state/task-filters.ts';
 

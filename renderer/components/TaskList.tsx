@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, type KeyboardEvent, type MouseEvent } f
 import type { Task } from '../../shared/domain.ts';
 import type { Selection } from '../state/use-selection.ts';
 import type { TaskPages } from '../state/use-task-pages.ts';
-import { ROW_HEIGHT, TaskRow } from './TaskRow.tsx';
+import { TaskRow, useRowHeight } from './TaskRow.tsx';
 
 export interface TaskListProps {
   pages: TaskPages;
@@ -47,12 +47,14 @@ export function TaskList(props: TaskListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const gridRef = useRef<HTMLDivElement>(null);
   const anchor = useRef<number | null>(null);
+  const rowHeight = useRowHeight();
   const virtualizer = useVirtualizer({
     count: total,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    estimateSize: () => rowHeight,
     overscan: 12,
   });
+  useEffect(() => virtualizer.measure(), [rowHeight, virtualizer]);
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
@@ -240,6 +242,7 @@ export function TaskList(props: TaskListProps) {
                 open={task?.id === openTaskId}
                 now={now}
                 top={item.start}
+                height={rowHeight}
                 onClick={onClick}
                 onToggle={onToggle}
               />

@@ -1,5 +1,6 @@
-import { memo, type CSSProperties, type MouseEvent } from 'react';
+import { memo, useEffect, useState, type CSSProperties, type MouseEvent } from 'react';
 import type { Task } from '../../shared/domain.ts';
+import { isPlainClick, taskHref } from '../state/route.ts';
 import { RelativeTime } from './RelativeTime.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 
@@ -29,14 +30,31 @@ export interface TaskRowProps {
   top: number;
   onClick(index: number, event: MouseEvent): void;
   onToggle(index: number, event: MouseEvent): void;
+  /** px: one line, or a two-line card on a narrow screen (useRowHeight) */
+  height: number;
 }
 
 export const ROW_HEIGHT = 30;
+/** Below this width a row is a two-line card (components.css says the same). */
+export const CARD_QUERY = '(max-width: 600px)';
+export const CARD_HEIGHT = 54;
+
+/** The row height for this window's width, following it as the window is resized. */
+export function useRowHeight(): number {
+  const [narrow, setNarrow] = useState(() => window.matchMedia(CARD_QUERY).matches);
+  useEffect(() => {
+    const query = window.matchMedia(CARD_QUERY);
+    const onChange = () => setNarrow(query.matches);
+    query.addEventListener('change', onChange);
+    return () => query.removeEventListener('change', onChange);
+  }, []);
+  return narrow ? CARD_HEIGHT : ROW_HEIGHT;
+}
 
 /** One line per task, like a mail client: status, name, group, kind, attempts, relative time. */
 export const TaskRow = memo(function TaskRow(props: TaskRowProps) {
-  const { task, index, selected, active, open, now, top, onClick, onToggle } = props;
-  const style: CSSProperties = { transform: `translateY(${top}px)`, height: ROW_HEIGHT };
+  const { task, index, selected, active, open, now, top, onClick, onToggle, height } = props;
+  const style: CSSProperties = { transform: `translateY(${top}px)`, height };
   if (!task) {
     return (
       <div role="row" aria-rowindex={index + 2} className="task-row placeholder" style={style}>
@@ -75,7 +93,17 @@ export const TaskRow = memo(function TaskRow(props: TaskRowProps) {
         <StatusBadge status={task.status} compact />
       </div>
       <div role="gridcell" className="cell-name" title={task.name}>
-        {task.name}
+        <a
+          href={taskHref(task.id)}
+          tabIndex={-1}
+          onClick={(e) => {
+            // A plain click opens the panel (the row's click); a modified one is the browser's.
+            if (isPlainClick(e)) e.preventDefault();
+            else e.stopPropagation();
+          }}
+        >
+          {task.name}
+        </a>
         {task.cancelRequested && <span className="muted"> (stopping)</span>}
       </div>
       <div role="gridcell" className="cell-group">

@@ -3,7 +3,7 @@ import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorState } from '../components/ErrorState.tsx';
 import { FailureGroupSection } from '../components/FailureGroupSection.tsx';
 import { LoadingState } from '../components/LoadingState.tsx';
-import { groupFailures } from '../state/failure-groups.ts';
+import { groupFailures, groupTitle } from '../state/failure-groups.ts';
 import { formatCount, plural } from '../state/format.ts';
 import { arrowFocus } from '../state/keyboard.ts';
 import { useTaskActions } from '../state/task-actions.ts';
@@ -66,14 +66,14 @@ export function FailuresScreen({
             onRetry={async (tasks) =>
               after(
                 await actions.retry(tasks, {
-                  question: `Retry ${plural(tasks.length, `failed ${g.kind} task`)} with “${g.error}”?`,
+                  question: `Retry ${plural(tasks.length, `failed ${g.kind} task`)} with “${groupTitle(g)}”?`,
                 }),
               )
             }
             onDiscard={async (tasks) =>
               after(
                 await actions.remove(tasks, {
-                  question: `Discard ${plural(tasks.length, `failed ${g.kind} task`)} with “${g.error}”?`,
+                  question: `Discard ${plural(tasks.length, `failed ${g.kind} task`)} with “${groupTitle(g)}”?`,
                 }),
               )
             }

@@ -1,5 +1,6 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { ApiError } from '../../shared/api-client.ts';
+import type { Task } from '../../shared/domain.ts';
 import type { FieldIssue } from '../../shared/errors.ts';
 import { FormSummary } from '../components/FormSummary.tsx';
 import { TaskFields } from '../components/TaskFields.tsx';
@@ -9,6 +10,7 @@ import { useStats } from '../state/stats.tsx';
 import {
   buildSpec,
   EMPTY_FORM,
+  formFromTask,
   placeIssues,
   visibleFields,
   type FieldName,
@@ -16,12 +18,12 @@ import {
 } from '../state/task-form.ts';
 import { useQuery } from '../state/use-query.ts';
 
-export function NewTaskScreen(props: { initial: TaskForm | null; onCreated(taskId: number): void }) {
+export function NewTaskScreen(props: { from: Task | null; onCreated(taskId: number): void }) {
   const api = useApi();
   const { notify } = useNotices();
   const stats = useStats();
   const kinds = useQuery((a) => a.kinds({}), [], { live: false, refreshMs: 0 });
-  const [form, setForm] = useState<TaskForm>(props.initial ?? EMPTY_FORM);
+  const [form, setForm] = useState<TaskForm>(() => (props.from ? formFromTask(props.from) : EMPTY_FORM));
   const [submitted, setSubmitted] = useState(false);
   const [serverIssues, setServerIssues] = useState<FieldIssue[] | null>(null);
   const [serverError, setServerError] = useState<string | null>(null);
@@ -68,7 +70,7 @@ export function NewTaskScreen(props: { initial: TaskForm | null; onCreated(taskI
     <div className="screen new-task">
       <header className="screen-head">
         <h1>New task</h1>
-        {props.initial && <span className="muted">prefilled from an existing task</span>}
+        {props.from && <span className="muted">prefilled from an existing task</span>}
       </header>
       <form
         className="task-form"

@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import type { Task, TaskStatus } from '../../shared/domain.ts';
 import { BigNumber } from '../components/BigNumber.tsx';
 import { ErrorState } from '../components/ErrorState.tsx';
@@ -6,11 +7,17 @@ import { LoadingState } from '../components/LoadingState.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { QueueLight } from '../components/QueueLight.tsx';
 import { RunningList } from '../components/RunningList.tsx';
-import { ThroughputCharts } from '../components/ThroughputCharts.tsx';
 import { PauseButton } from '../components/PauseButton.tsx';
+import { useConnected } from '../state/connection.ts';
+import { clockTime } from '../state/format.ts';
 import { useStats } from '../state/stats.tsx';
 import { queueState, STATUS_META } from '../state/status.ts';
 import { useNow } from '../state/use-now.ts';
+
+// The chart library loads beside the Overview's numbers, not before them.
+const ThroughputCharts = lazy(() =>
+  import('../components/ThroughputCharts.tsx').then((m) => ({ default: m.ThroughputCharts })),
+);
 
 export function OverviewScreen(props: {
   openTask(task: Task): void;
@@ -19,7 +26,9 @@ export function OverviewScreen(props: {
 }) {
   const { openTask, showTasks, showFailures } = props;
   const stats = useStats();
+  const connected = useConnected();
   const now = useNow(1000);
+  const stale = !connected || stats.error !== undefined;
   if (stats.loading) return <LoadingState label="Loading the queue…" />;
   if (!stats.data)
     return (
@@ -45,7 +54,13 @@ export function OverviewScreen(props: {
           Showing older numbers: {stats.error.message}
         </p>
       )}
-      <section className="big-numbers" aria-label="Counts">
+      {stale && stats.updatedAt !== undefined && (
+        <p className="stale-marker muted" data-testid="stale-marker">
+          <span aria-hidden="true">⏸</span> Numbers as of {clockTime(stats.updatedAt)}: not updating while the
+          server cannot be reached
+        </p>
+      )}
+      <section className={`big-numbers${stale ? ' stale' : ''}`} aria-label="Counts">
         <BigNumber
           label="Running"
           value={c.running}
@@ -84,7 +99,9 @@ export function OverviewScreen(props: {
         </section>
         <section aria-labelledby="charts-title" className="panel">
           <h2 id="charts-title">Last hour</h2>
-          <ThroughputCharts />
+          <Suspense fallback={<LoadingState label="Loading the last hour…" />}>
+            <ThroughputCharts />
+          </Suspense>
         </section>
       </div>
       <section aria-labelledby="groups-title">

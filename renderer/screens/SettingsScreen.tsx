@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../shared/api-client.ts';
 import type { QueueSettings } from '../../shared/domain.ts';
-import { LIMITS } from '../../shared/schemas.ts';
+import { LIMITS } from '../../shared/limits.ts';
 import { ErrorState } from '../components/ErrorState.tsx';
 import { describedBy, Field } from '../components/Field.tsx';
 import { LoadingState } from '../components/LoadingState.tsx';

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { ApiError } from '../../shared/api-client.ts';
 import type { Task, TaskWithHistory } from '../../shared/domain.ts';
 import { ErrorState } from '../components/ErrorState.tsx';
@@ -7,6 +8,7 @@ import { LoadingState } from '../components/LoadingState.tsx';
 import { PriorityPicker } from '../components/PriorityPicker.tsx';
 import { RelativeTime } from '../components/RelativeTime.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
+import { restoreFocus } from '../state/focus.ts';
 import { humanDuration } from '../state/format.ts';
 import { canCancel, canDelete, canRetry, useTaskActions } from '../state/task-actions.ts';
 import { useNow } from '../state/use-now.ts';
@@ -16,7 +18,17 @@ import { EmptyState } from '../components/EmptyState.tsx';
 /** One task in the side panel: what it is, what happened to it, and what can be done with it. */
 export function TaskDetailPanel(props: { taskId: number; onClose(): void; onDuplicate(task: Task): void }) {
   const { taskId, onClose, onDuplicate } = props;
-  const q = useQuery((api) => api.getTask({ id: taskId }), [taskId]);
+  // Refetched only when a change names this task (or may have: another process wrote).
+  const q = useQuery((api) => api.getTask({ id: taskId }), [taskId], {
+    touches: (c) => c.external || c.taskIds.has(taskId),
+  });
+  const panelRef = useRef<HTMLElement>(null);
+  // Where focus was when the panel opened (the list, a link): it goes back there on close.
+  useEffect(() => {
+    const opener = document.activeElement;
+    const panel = panelRef.current;
+    return () => restoreFocus(opener, panel);
+  }, []);
 
   let body;
   if (q.loading) body = <LoadingState label={`Loading task ${taskId}…`} />;
@@ -33,6 +45,7 @@ export function TaskDetailPanel(props: { taskId: number; onClose(): void; onDupl
 
   return (
     <aside
+      ref={panelRef}
       className="detail-panel"
       aria-labelledby="detail-title"
       onKeyDown={(e) => {

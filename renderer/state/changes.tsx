@@ -1,12 +1,13 @@
 /**
  * One subscription to the queue's `changed` events for the whole window, turned into a version
- * number that live queries depend on. The source already coalesces to a few events per second;
- * the throttle here is a second guard so a chatty transport cannot make the UI refetch faster.
+ * number that live queries depend on. The source coalesces to a few events per second; here they
+ * are coalesced again to at most one refresh a second, so a screen left open while tasks run
+ * costs one round of requests a second (sent as one batch by the HTTP transport), not five.
  */
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import type { QueueApi } from '../../shared/api.ts';
 
-export const CHANGE_THROTTLE_MS = 200;
+export const CHANGE_THROTTLE_MS = 1000;
 
 export interface ChangeState {
   /** bumps once per (throttled) batch of changes */

@@ -2,6 +2,8 @@
  * Whether live updates are flowing. A transport that can drop (HTTP's event stream) reports it
  * here; the App only reads it, so it still cannot tell which transport it has.
  */
+import { createContext, useContext, useSyncExternalStore } from 'react';
+
 export interface ConnectionSignal {
   get(): boolean;
   subscribe(listener: () => void): () => void;
@@ -22,4 +24,13 @@ export function createConnectionSignal(initial = true): ConnectionSignal & { set
       return () => listeners.delete(listener);
     },
   };
+}
+
+const always: ConnectionSignal = { get: () => true, subscribe: () => () => {} };
+export const ConnectionContext = createContext<ConnectionSignal>(always);
+
+/** Whether live updates flow now (always, for a transport that cannot drop). */
+export function useConnected(): boolean {
+  const signal = useContext(ConnectionContext);
+  return useSyncExternalStore(signal.subscribe, signal.get);
 }

@@ -93,3 +93,20 @@ export function dateTimeIn(at: number, timeZone?: string, seconds = false): stri
   }
   return f.format(at);
 }
+
+/**
+ * A chart axis label: short enough for the axis's width (`1.2k`, not `1200.0000`), exact enough
+ * for small rates (`0.05`, `0.004`).
+ */
+export function axisNumber(n: number): string {
+  const abs = Math.abs(n);
+  if (abs >= 10_000) return `${Math.round(n / 1000)}k`;
+  if (abs >= 1000) return `${Number((n / 1000).toFixed(1))}k`;
+  if (abs >= 0.01 || abs === 0) return String(Number(n.toFixed(2)));
+  return String(Number(n.toPrecision(1)));
+}
+
+/** `22:14:05`: a time of today, as a "numbers as of" stamp. */
+export function clockTime(at: number): string {
+  return new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}

@@ -76,3 +76,22 @@ export function useRoute(): [Route, (next: Route) => void] {
   }, []);
   return [route, navigate];
 }
+
+/** The address of a task's detail, for links (a new tab opens it on the Tasks screen). */
+export function taskHref(taskId: number): string {
+  return routeHash({ screen: 'tasks', taskId });
+}
+
+/**
+ * Whether a click on a link is an ordinary one the page should handle itself; Ctrl, Cmd, Shift or
+ * a middle click means the browser's own "open in a new tab or window".
+ */
+export function isPlainClick(e: {
+  button: number;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  shiftKey: boolean;
+  altKey: boolean;
+}): boolean {
+  return e.button === 0 && !e.ctrlKey && !e.metaKey && !e.shiftKey && !e.altKey;
+}

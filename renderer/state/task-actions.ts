@@ -29,6 +29,17 @@ function skipped(all: number, used: number, why: string): string | undefined {
     : undefined;
 }
 
+/** What a cancel did, naming only what happened: "1 running task stopping", not "0 tasks cancelled, …". */
+export function cancelNotice(out: { cancelled: readonly number[]; requested: readonly number[] }): string {
+  const parts: string[] = [];
+  if (out.cancelled.length) parts.push(`${plural(out.cancelled.length, 'task')} cancelled`);
+  if (out.requested.length)
+    parts.push(
+      `${plural(out.requested.length, 'running task')} ${out.requested.length === 1 ? 'is' : 'are'} being stopped`,
+    );
+  return parts.length ? parts.join('; ') : 'Nothing to cancel: the tasks had finished meanwhile';
+}
+
 export interface TaskActions {
   /** `question` replaces the generic one when the caller can say more ("… with error X?") */
   retry(tasks: readonly Brief[], options?: { question?: string }): Promise<number[] | null>;
@@ -124,9 +135,7 @@ export function useTaskActions(): TaskActions {
       if (!ok) return null;
       try {
         const out = await api.cancel({ ids: targets.map((t) => t.id) });
-        const parts = [`${plural(out.cancelled.length, 'task')} cancelled`];
-        if (out.requested.length) parts.push(`${plural(out.requested.length, 'running task')} stopping`);
-        notify(parts.join(', '), 'grey');
+        notify(cancelNotice(out), 'grey');
         return [...out.cancelled, ...out.requested];
       } catch (err) {
         return fail('cancel', err);

@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { QueueApi } from '../../shared/api.ts';
 import { useApi } from './api-context.tsx';
-import { useChanges } from './changes.tsx';
+import { CHANGE_THROTTLE_MS, useChanges, type ChangeState } from './changes.tsx';
 
 export interface QueryOptions {
   /** refetch on `changed` events (default true) */
@@ -18,6 +18,8 @@ export interface QueryOptions {
   refreshMs?: number;
   /** skip loading while false */
   enabled?: boolean;
+  /** whether a change concerns this query (default: every change does) */
+  touches?: (change: ChangeState) => boolean;
 }
 
 export interface QueryState<T> {
@@ -27,6 +29,8 @@ export interface QueryState<T> {
   loading: boolean;
   /** new deps are loading while the previous answer is still shown */
   stale: boolean;
+  /** when the data shown arrived (epoch ms) */
+  updatedAt: number | undefined;
   reload(): void;
 }
 
@@ -37,8 +41,18 @@ export function useQuery<T>(
 ): QueryState<T> {
   const { live = true, minIntervalMs = 0, refreshMs = 15_000, enabled = true } = options;
   const api = useApi();
-  const { version } = useChanges();
-  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: enabled });
+  const change = useChanges();
+  const { version } = change;
+  const touchesRef = useRef(options.touches);
+  touchesRef.current = options.touches;
+  const changeRef = useRef(change);
+  changeRef.current = change;
+  /** a change concerned this query, and its refetch waits for minIntervalMs */
+  const pending = useRef(false);
+  const seenVersion = useRef(0);
+  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean; at?: number }>({
+    loading: enabled,
+  });
   const loadRef = useRef(load);
   loadRef.current = load;
   const runner = useRef({ inFlight: false, again: false, generation: 0, lastStart: 0 });
@@ -56,12 +70,12 @@ export function useQuery<T>(
       .current(api)
       .then(
         (data) => {
-          if (generation === r.generation) setState({ data, loading: false });
+          if (generation === r.generation) setState({ data, loading: false, at: Date.now() });
         },
         (err: unknown) => {
           if (generation !== r.generation) return;
           const error = err instanceof Error ? err : new Error(String(err));
-          setState((s) => ({ data: s.data, error, loading: false }));
+          setState((s) => ({ data: s.data, at: s.at, error, loading: false }));
         },
       )
       .finally(() => {
@@ -82,21 +96,36 @@ export function useQuery<T>(
     r.generation++;
     r.inFlight = false;
     r.again = false;
-    setState((s) => ({ data: s.data, loading: true }));
+    setState((s) => ({ data: s.data, at: s.at, loading: true }));
     run();
   }, [api, enabled, run, ...deps]);
 
   useEffect(() => {
     if (!enabled || !live || version === 0) return;
+    // A new change (not a new minIntervalMs) may make this query pending.
+    if (seenVersion.current !== version) {
+      seenVersion.current = version;
+      if (touchesRef.current?.(changeRef.current) ?? true) pending.current = true;
+    }
+    if (!pending.current) return;
+    const due = () => {
+      pending.current = false;
+      run();
+    };
     const wait = runner.current.lastStart + minIntervalMs - Date.now();
-    if (wait <= 0) return run();
-    const t = setTimeout(run, wait);
+    if (wait <= 0) return due();
+    // Rather than a request of its own, ride along with the next change's refresh (one batch);
+    // if none comes, refresh a beat after the wait.
+    const t = setTimeout(due, wait + CHANGE_THROTTLE_MS);
     return () => clearTimeout(t);
   }, [version, live, enabled, minIntervalMs, run]);
 
   useEffect(() => {
     if (!enabled || refreshMs <= 0) return;
-    const t = setInterval(run, refreshMs);
+    // A safety net for missed events: not needed while changes keep the data fresh.
+    const t = setInterval(() => {
+      if (Date.now() - runner.current.lastStart >= refreshMs / 2) run();
+    }, refreshMs);
     return () => clearInterval(t);
   }, [enabled, refreshMs, run]);
 
@@ -105,6 +134,7 @@ export function useQuery<T>(
     error: state.error,
     loading: state.loading && state.data === undefined,
     stale: state.loading && state.data !== undefined,
+    updatedAt: state.at,
     reload: run,
   };
 }

@@ -2,13 +2,15 @@
  * The Tasks list's data: the server pages (listTasks with limit/offset), fetched only for the rows
  * in view, so 100,000 tasks cost a few small requests. On `changed` events the pages in view are
  * fetched again in place (rows keep their index, so the scroll position stays) and pages out of
- * view are dropped, to be fetched fresh when scrolled back to.
+ * view are dropped, to be fetched fresh when scrolled back to. Only the pages a change can have
+ * altered are fetched (touched-pages.ts).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ApiInput } from '../../shared/api.ts';
 import type { Task } from '../../shared/domain.ts';
 import { useApi } from './api-context.tsx';
 import { useChanges } from './changes.tsx';
+import { firstAffectedPage } from './touched-pages.ts';
 
 export const PAGE_SIZE = 200;
 const SAFETY_REFRESH_MS = 15_000;
@@ -33,7 +35,10 @@ interface PageSlot {
 
 export function useTaskPages(query: ListQuery): TaskPages {
   const api = useApi();
-  const { version } = useChanges();
+  const change = useChanges();
+  const { version } = change;
+  const changeRef = useRef(change);
+  changeRef.current = change;
   const key = JSON.stringify(query);
   const [, setTick] = useState(0);
   const [total, setTotal] = useState<number | undefined>(undefined);
@@ -105,9 +110,23 @@ export function useTaskPages(query: ListQuery): TaskPages {
     fetchPage(0);
   }, [key, fetchPage]);
 
+  // Only the pages a change makes stale, from the first affected one on (touched-pages.ts).
   useEffect(() => {
-    if (version > 0) refresh();
-  }, [version, refresh]);
+    if (version === 0) return;
+    const q = queryRef.current;
+    const loaded = new Map([...pages.current].map(([p, slot]) => [p, slot.tasks]));
+    const from = firstAffectedPage({
+      inView: pagesInView(),
+      loaded,
+      touched: changeRef.current.external ? null : changeRef.current.taskIds,
+      idOrder: (q.sort ?? 'createdAt') === 'createdAt' ? (q.order ?? 'desc') : null,
+      pageSize: PAGE_SIZE,
+    });
+    if (from === Infinity) return;
+    const keep = new Set(pagesInView());
+    for (const p of pages.current.keys()) if (p >= from && !keep.has(p)) pages.current.delete(p);
+    for (const p of keep) if (p >= from) fetchPage(p);
+  }, [version, fetchPage]);
 
   useEffect(() => {
     const t = setInterval(refresh, SAFETY_REFRESH_MS);

@@ -68,7 +68,10 @@ describe('semaforo schedule', { timeout: 120_000 }, () => {
   it('refuses invalid expressions and options with one line naming the option, and writes nothing', async () => {
     const db = freshDb();
     const cases: [string[], RegExp][] = [
-      [['--cron', '61 * * * *'], /^semaforo: --cron: is not a valid 5-field cron expression .*minute: 61\n$/],
+      [
+        ['--cron', '61 * * * *'],
+        /^semaforo: --cron: is not a valid 5-field cron expression .*invalid minute: 61 \(0-59\)\n$/,
+      ],
       [['--cron', '0 0 * * * *'], /^semaforo: --cron: is not a valid 5-field cron expression/],
       [['--cron', '* * * * *', '--tz', 'Nowhere/City'], /^semaforo: --tz: is not a known IANA time zone/],
       [['--every', 'soon'], /^semaforo: --every: "soon" is not a duration/],

@@ -46,7 +46,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     const { page, server } = await open();
     expect(page.url()).toBe(`${server.origin}/`);
     expect(await page.title()).toBe('Semaforo — Overview');
-    // A reload keeps working: the token lives in this tab's session storage.
+    // A reload keeps working: the token became the server's session cookie.
     await page.reload();
     await waitForText(count(page, 'running'), '0');
   });
@@ -122,15 +122,15 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     const rail = page.getByRole('navigation', { name: 'Screens' });
     await rail.getByLabel('1 failed').waitFor();
     await go(page, 'Failures');
-    const group = page.getByRole('region', { name: /shell.*exited with code 2/ });
-    await group.getByRole('button', { name: /flaky-export/ }).waitFor();
+    const group = page.getByRole('region', { name: /shell exit 2 · export failed/ });
+    await group.getByRole('link', { name: /flaky-export/ }).waitFor();
     await screenshot(page, 'failures');
 
     // Pause first so "back to pending" can be seen before a worker takes it.
     expect((await semaforo(db, ['pause'])).code).toBe(0);
     await page.getByRole('img', { name: 'Queue: Paused' }).first().waitFor();
     await group.getByRole('button', { name: 'Retry', exact: true }).click();
-    await confirmDialog(page, /Retry 1 failed shell task with “.*exited with code 2/, 'Retry task');
+    await confirmDialog(page, /Retry 1 failed shell task with “exit 2 · export failed”/, 'Retry task');
     await page.getByRole('status').getByText('1 task back in the queue').waitFor();
     await page.getByText('Nothing failed').waitFor();
     await rail.getByLabel('1 failed').waitFor({ state: 'detached' });

@@ -146,7 +146,11 @@ function newestMtime(dir: string): number {
 
 function isFresh(): boolean {
   const built = fs.existsSync(DIST_INDEX) ? fs.statSync(DIST_INDEX).mtimeMs : 0;
-  const sources = Math.max(newestMtime(path.join(ROOT, 'renderer')), newestMtime(path.join(ROOT, 'shared')));
+  const sources = Math.max(
+    newestMtime(path.join(ROOT, 'renderer')),
+    newestMtime(path.join(ROOT, 'shared')),
+    fs.statSync(path.join(ROOT, 'vite.config.ts')).mtimeMs, // how it is built (precompressed copies)
+  );
   return built > sources;
 }
 
@@ -203,7 +207,13 @@ async function ensureRendererBuilt(): Promise<'fresh' | 'built'> {
     if (isFresh()) return 'fresh';
     const vite = path.join(ROOT, 'node_modules/vite/bin/vite.js');
     const r = await outputOf(
-      spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'pipe' }),
+      // NODE_ENV=production as `npm run build` has it: vitest's NODE_ENV=test would make vite ship
+      // React's development build, three times the size of what users get.
+      spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+        cwd: ROOT,
+        stdio: 'pipe',
+        env: { ...process.env, NODE_ENV: 'production' },
+      }),
     );
     if (r.code !== 0) throw new Error(`vite build failed (${r.code}): ${r.stderr || r.stdout}`);
     return 'built';
@@ -300,21 +310,44 @@ export function dashboardSession() {
     await cleanUp();
   });
 
+  const extraContexts: BrowserContext[] = [];
+  afterEach(async () => {
+    for (const c of extraContexts.splice(0)) await c.close();
+  });
+
+  /**
+   * Another browser context (a new window or profile) on this test's server, holding `cookies`
+   * (e.g. the first context's, to stand for a new tab of the same browser); closed after the test.
+   */
+  async function newPage(options: {
+    cookies?: Awaited<ReturnType<BrowserContext['cookies']>>;
+    viewport?: { width: number; height: number };
+  }): Promise<Page> {
+    const c = await browser!.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 } });
+    extraContexts.push(c);
+    if (options.cookies?.length) await c.addCookies(options.cookies);
+    const page = await c.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    return page;
+  }
+
   /** A fresh queue file (`before` may fill it), `serve` on it, and a page with the dashboard open. */
-  return async function open(
-    options: { before?: (db: string) => Promise<void> } = {},
+  async function open(
+    options: { before?: (db: string) => Promise<void>; viewport?: { width: number; height: number } } = {},
   ): Promise<OpenedDashboard> {
     const db = path.join(tempDir(), 'queue.db');
     await options.before?.(db);
     server = await serve(db);
-    context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
+    context = await browser!.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 } });
     const page = await context.newPage();
     page.setDefaultTimeout(10_000); // a missing element fails the test with its name, not a test timeout
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await page.goto(server.dashboardUrl);
     await page.getByRole('navigation', { name: 'Screens' }).waitFor();
     return { db, page, server };
-  };
+  }
+  return Object.assign(open, { newPage });
 }
 
 /** Opens one of the dashboard's screens from its navigation and waits until it is shown. */

@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../shared/domain.ts';
 import { groupFailures } from '../../renderer/state/failure-groups.ts';
-import { BUCKET_MS, BUCKETS, bucketsFrom } from '../../renderer/state/hour-series.ts';
+import { axisNumber } from '../../renderer/state/format.ts';
+import { cancelNotice } from '../../renderer/state/task-actions.ts';
+import { BUCKET_MS, BUCKETS, bucketsFrom } from '../../electron/core/policy/hour-series.ts';
 import { groupUpdateFrom, settingsUpdateFrom } from '../../renderer/state/limits-form.ts';
 import {
   buildSpec,
@@ -195,5 +197,32 @@ describe('failure groups', () => {
       ['shell', 'no error message', [4]],
       ['shell', '"sync" exited with code 3 after 2 s', [5]],
     ]);
+  });
+});
+
+describe('chart axis labels', () => {
+  it('stay short for big rates and exact for small ones', () => {
+    expect([0, 0.05, 0.0333, 0.004, 2.5, 12, 1200, 1250, 13_333.3333].map(axisNumber)).toEqual([
+      '0',
+      '0.05',
+      '0.03',
+      '0.004',
+      '2.5',
+      '12',
+      '1.2k',
+      '1.3k',
+      '13k',
+    ]);
+  });
+});
+
+describe('cancel notices', () => {
+  it('name only what happened', () => {
+    expect(cancelNotice({ cancelled: [], requested: [4] })).toBe('1 running task is being stopped');
+    expect(cancelNotice({ cancelled: [1, 2], requested: [] })).toBe('2 tasks cancelled');
+    expect(cancelNotice({ cancelled: [1], requested: [4, 5] })).toBe(
+      '1 task cancelled; 2 running tasks are being stopped',
+    );
+    expect(cancelNotice({ cancelled: [], requested: [] })).toMatch(/^Nothing to cancel/);
   });
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../electron/server/server.ts';
 import { checkHost, checkOrigin, checkToken, loopbackHosts } from '../../electron/server/guard.ts';
@@ -65,7 +66,7 @@ describe('semaforo serve: the JSON API', () => {
     expect(badPreview.status).toBe(400);
     expect(JSON.parse(badPreview.body).error.issues[0]).toMatchObject({
       path: 'cron',
-      message: expect.stringMatching(/Invalid value for minute: 61/),
+      message: expect.stringMatching(/invalid minute: 61 \(0-59\)/),
     });
     const task = { kind: 'sleep', payload: { ms: 0 } };
     const bad = await call('createSchedule', { name: 'x', cron: '61 * * * *', task });
@@ -91,6 +92,53 @@ describe('semaforo serve: the JSON API', () => {
     expect((await call('stats', undefined, { origin: 'https://evil.example' })).status).toBe(403);
     expect((await call('stats', undefined, { origin: `http://127.0.0.1:${server.port}` })).status).toBe(200);
     expect((await call('stats', undefined, { host: `localhost:${server.port}` })).status).toBe(200);
+  });
+
+  it('trades the token for an HttpOnly SameSite=Strict session cookie that stands for it, on this port only', async () => {
+    const { server, call } = await serve();
+    const opened = await call('session');
+    expect(opened.status).toBe(200);
+    const setCookie = String(opened.headers['set-cookie']);
+    expect(setCookie).toMatch(
+      new RegExp(`^semaforo_${server.port}=[0-9a-f]{64}; Path=/; Max-Age=\\d+; HttpOnly; SameSite=Strict$`),
+    );
+    expect(setCookie).not.toContain(server.token);
+    const cookie = setCookie.split(';')[0]!;
+    expect((await call('stats', undefined, { authorization: '', cookie })).status).toBe(200);
+    expect((await call('session', undefined, { authorization: '', cookie })).status).toBe(200);
+    // The Host and Origin checks still apply to a cookie.
+    expect(
+      (await call('stats', undefined, { authorization: '', cookie, origin: 'https://evil.example' })).status,
+    ).toBe(403);
+    // Another port's cookie, or a wrong value, is no session here.
+    const other = `semaforo_${server.port + 1}=${cookie.split('=')[1]}`;
+    expect((await call('stats', undefined, { authorization: '', cookie: other })).status).toBe(401);
+    expect((await call('session', undefined, { authorization: '' })).status).toBe(401);
+    const events = await new Promise<http.IncomingMessage>((resolve) =>
+      http.get({ host: '127.0.0.1', port: server.port, path: '/api/events', headers: { cookie } }, resolve),
+    );
+    expect(events.statusCode).toBe(200);
+    events.destroy();
+  });
+
+  it('answers a batch item by item, each validated and refused on its own', async () => {
+    const { call } = await serve();
+    await call('enqueue', { kind: 'sleep', name: 'nap', payload: { ms: 0 } });
+    const res = await call('batch', [
+      { name: 'stats', input: null },
+      { name: 'getTask', input: { id: 99 } },
+      { name: 'listTasks', input: { limit: 0 } },
+      { name: 'hourSeries', input: null },
+    ]);
+    expect(res.status).toBe(200);
+    const [stats, missing, bad, series] = JSON.parse(res.body).value;
+    expect(stats.value.counts.pending).toBe(1);
+    expect(missing).toMatchObject({ status: 404, error: { name: 'NotFoundError' } });
+    expect(bad).toMatchObject({ status: 400, error: { issues: [{ path: 'limit' }] } });
+    expect(series.value).toMatchObject({ finished: 0, failed: 0 });
+    expect(series.value.times).toHaveLength(12);
+    expect((await call('batch', [])).status).toBe(400);
+    expect((await call('batch', { name: 'stats' })).status).toBe(400);
   });
 
   it('refuses malformed and oversized bodies, wrong methods and content types with the right status', async () => {
@@ -194,6 +242,40 @@ describe('semaforo serve: static files', () => {
       expect((await request(server.port, { path: p, headers: host })).status).toBe(404);
     expect((await request(server.port, { headers: { host: 'evil.example' } })).status).toBe(403);
     expect(resolveStatic(path.join(root, 'site'), '/../secret.txt')).toBeNull();
+  });
+
+  it("sends the build's brotli or gzip copy to a client that takes it, the plain file to others", async () => {
+    const root = tempDir();
+    fs.mkdirSync(path.join(root, 'assets'));
+    const js = 'console.log("semaforo");\n'.repeat(200);
+    fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>Semaforo</title>');
+    fs.writeFileSync(path.join(root, 'assets', 'app.js'), js);
+    fs.writeFileSync(path.join(root, 'assets', 'app.js.br'), zlib.brotliCompressSync(js));
+    fs.writeFileSync(path.join(root, 'assets', 'app.js.gz'), zlib.gzipSync(js));
+    const { server } = await serve(root);
+    const get = (encoding?: string) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const headers: Record<string, string> = { host: `127.0.0.1:${server.port}` };
+        if (encoding !== undefined) headers['accept-encoding'] = encoding;
+        http
+          .get({ host: '127.0.0.1', port: server.port, path: '/assets/app.js', headers }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          })
+          .on('error', reject);
+      });
+    const br = await get('gzip, deflate, br');
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toBe('accept-encoding');
+    expect(zlib.brotliDecompressSync(br.body).toString()).toBe(js);
+    const gz = await get('gzip;q=1, br;q=0');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(zlib.gunzipSync(gz.body).toString()).toBe(js);
+    const plain = await get();
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString()).toBe(js);
+    expect(plain.headers['content-type']).toMatch(/javascript/);
   });
 });
 

@@ -6,6 +6,7 @@
 import type {
   EnqueueResult,
   GroupInfo,
+  HourSeries,
   Metrics,
   QueueSettings,
   Stats,
@@ -24,6 +25,7 @@ import {
 } from '../../../shared/schemas.ts';
 import type { NewTask } from '../store/task-store.ts';
 import { defaultTaskName } from '../policy/default-name.ts';
+import { BUCKETS, bucketsFrom, finishedTotals, HOUR_WINDOWS } from '../policy/hour-series.ts';
 import type { EngineCore } from './core.ts';
 
 const DAY = 24 * 3600_000;
@@ -38,6 +40,8 @@ export interface TaskOperations {
   /** `recentFailures` is clamped to 0..100. */
   stats(recentFailures?: number): Promise<Stats>;
   metrics(windowMs?: number): Promise<Metrics>;
+  /** The last hour in 5-minute buckets (policy/hour-series.ts). */
+  hourSeries(): Promise<HourSeries>;
   /** Tasks that failed for good after a (finishedAt, id) cursor, oldest first (for notifiers). */
   failedSince(after: { at: number; id: number }, limit?: number): Promise<Task[]>;
   retry(ids: readonly number[]): Promise<number[]>;
@@ -117,6 +121,14 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
       store.stats(clock.now(), Math.max(0, Math.min(100, Number(recentFailures) || 0))),
     failedSince: (after, limit = 500) => store.failedSince(after, Math.max(1, Math.min(5000, limit))),
     metrics: (windowMs = 3600_000) => store.metrics(clock.now(), windowMs),
+    async hourSeries() {
+      const now = clock.now();
+      const cumulative: { done: number; failed: number }[] = [];
+      // Largest window first: a task finishing meanwhile lands in a newer bucket, never an older one.
+      for (let k = BUCKETS - 1; k >= 0; k--)
+        cumulative[k] = finishedTotals(await store.metrics(now, HOUR_WINDOWS[k]!));
+      return bucketsFrom(cumulative, now);
+    },
     retry: (ids) => changing(store.retry(ids, clock.now())),
     retryFailed: (filter = {}) => changing(store.retryFailed(filter, clock.now())),
     async cancel(ids) {

@@ -1,0 +1,36 @@
+/**
+ * The names of the contract's requests (api.ts), apart from their schemas: a client needs only
+ * the names to build its QueueApi, and the browser's first screen should not load the validator
+ * for them. api.ts checks that the two lists agree.
+ */
+export const REQUEST_NAMES = [
+  'stats',
+  'metrics',
+  'hourSeries',
+  'listTasks',
+  'getTask',
+  'enqueue',
+  'retry',
+  'retryFailed',
+  'cancel',
+  'remove',
+  'setPriority',
+  'pause',
+  'resume',
+  'updateGroup',
+  'settings',
+  'updateSettings',
+  'purge',
+  'kinds',
+  'listSchedules',
+  'getSchedule',
+  'createSchedule',
+  'updateSchedule',
+  'pauseSchedule',
+  'resumeSchedule',
+  'removeSchedule',
+  'runScheduleNow',
+  'previewSchedule',
+] as const;
+
+export type RequestName = (typeof REQUEST_NAMES)[number];
