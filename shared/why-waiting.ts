@@ -30,6 +30,8 @@ export interface WaitReason {
   code: WaitCode;
   /** one line for people, e.g. "group vendor is full (1 of 1 running)" */
   message: string;
+  /** the same in a few words, for a narrow column: "group full 1/1" */
+  short: string;
   /** when this reason ends by itself, if it does */
   until?: number;
 }
@@ -54,19 +56,22 @@ export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
     return {
       code: 'reserved',
       message: `held for the \`semaforo run\` ${task.reservedFor}, which runs the command itself`,
+      short: 'held for its run',
     };
   if (stats.settings.paused)
-    return { code: 'queue-paused', message: 'the queue is paused (semaforo resume)' };
+    return { code: 'queue-paused', message: 'the queue is paused (semaforo resume)', short: 'queue paused' };
   if (group?.paused)
     return {
       code: 'group-paused',
       message: `group ${task.group} is paused (semaforo resume ${task.group})`,
+      short: 'group paused',
     };
   if (group?.blockedUntil != null && group.blockedUntil > now) {
     const said = task.retryAfterCount > 0 && task.error ? `; last said: ${firstLine(task.error)}` : '';
     return {
       code: 'cooling-down',
       message: `group ${task.group} cools down after the vendor asked to wait: starts ${inTime(group.blockedUntil - now)}${said}`,
+      short: 'cooling down',
       until: group.blockedUntil,
     };
   }
@@ -75,33 +80,44 @@ export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
       ? {
           code: 'backoff',
           message: `retry backoff after attempt ${task.attempts} of ${task.maxAttempts}: next ${inTime(task.runAt - now)}`,
+          short: 'retry backoff',
           until: task.runAt,
         }
-      : { code: 'delayed', message: `delayed: runs ${inTime(task.runAt - now)}`, until: task.runAt };
+      : {
+          code: 'delayed',
+          message: `delayed: runs ${inTime(task.runAt - now)}`,
+          short: 'delayed',
+          until: task.runAt,
+        };
   const limit = stats.settings.globalConcurrency;
   if (stats.counts.running >= limit)
     return {
       code: 'global-full',
       message: `the global limit is full (${stats.counts.running} of ${limit} running)`,
+      short: `global full ${stats.counts.running}/${limit}`,
     };
   if (group && group.concurrency !== null && group.counts.running >= group.concurrency)
     return {
       code: 'group-full',
       message: `group ${task.group} is full (${group.counts.running} of ${group.concurrency} running)`,
+      short: `group full ${group.counts.running}/${group.concurrency}`,
     };
   if (group?.rate && group.rateUsed >= group.rate.limit)
     return {
       code: 'rate-window',
       message: `group ${task.group} used its rate (${formatRate(group.rate)}: ${group.rateUsed} started in the window)`,
+      short: `rate ${formatRate(group.rate)} used`,
     };
   if (ctx.kinds && !ctx.kinds.includes(task.kind))
     return {
       code: 'no-worker',
       message: `no worker here has kind "${task.kind}" (start one with semaforo work --handlers DIR)`,
+      short: 'no worker has its kind',
     };
   return {
     code: 'ready',
     message: 'ready: starts when a worker claims it (is `semaforo work` or the tray app running?)',
+    short: 'ready',
   };
 }
 

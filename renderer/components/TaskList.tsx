@@ -8,6 +8,8 @@ import { useCallback, useEffect, useRef, type KeyboardEvent, type MouseEvent } f
 import type { Task } from '../../shared/domain.ts';
 import type { Selection } from '../state/use-selection.ts';
 import type { TaskPages } from '../state/use-task-pages.ts';
+import { whyWaiting } from '../../shared/why-waiting.ts';
+import { useStats } from '../state/stats.tsx';
 import { TaskRow, useRowHeight } from './TaskRow.tsx';
 
 export interface TaskListProps {
@@ -30,6 +32,8 @@ export interface TaskListProps {
 let firstRowsMarked = false;
 
 export function TaskList(props: TaskListProps) {
+  // Why each waiting row waits comes from the window's stats (why-waiting.ts), no request of its own.
+  const stats = useStats().data;
   const {
     pages,
     total,
@@ -241,6 +245,7 @@ export function TaskList(props: TaskListProps) {
                 active={item.index === active}
                 open={task?.id === openTaskId}
                 now={now}
+                waiting={task && stats ? whyWaiting(task, { stats, now }) : null}
                 top={item.start}
                 height={rowHeight}
                 onClick={onClick}

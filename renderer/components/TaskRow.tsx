@@ -1,5 +1,6 @@
 import { memo, useEffect, useState, type CSSProperties, type MouseEvent } from 'react';
 import type { Task } from '../../shared/domain.ts';
+import type { WaitReason } from '../../shared/why-waiting.ts';
 import { isPlainClick, taskHref } from '../state/route.ts';
 import { RelativeTime } from './RelativeTime.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
@@ -19,6 +20,9 @@ function timeOf(task: Task): { label: string; at: number | null } {
   }
 }
 
+/** Reasons the time cell already says ("queued 2 min ago", "starts in 5 min"). */
+const TIMED = new Set(['ready', 'delayed', 'backoff']);
+
 export interface TaskRowProps {
   task: Task | undefined;
   index: number;
@@ -26,6 +30,8 @@ export interface TaskRowProps {
   active: boolean;
   open: boolean;
   now: number;
+  /** why it waits, when it does (why-waiting.ts) */
+  waiting?: WaitReason | null;
   /** offset from the top of the list, px */
   top: number;
   onClick(index: number, event: MouseEvent): void;
@@ -53,7 +59,7 @@ export function useRowHeight(): number {
 
 /** One line per task, like a mail client: status, name, group, kind, attempts, relative time. */
 export const TaskRow = memo(function TaskRow(props: TaskRowProps) {
-  const { task, index, selected, active, open, now, top, onClick, onToggle, height } = props;
+  const { task, index, selected, active, open, now, waiting, top, onClick, onToggle, height } = props;
   const style: CSSProperties = { transform: `translateY(${top}px)`, height };
   if (!task) {
     return (
@@ -119,9 +125,17 @@ export const TaskRow = memo(function TaskRow(props: TaskRowProps) {
       >
         {task.attempts}/{task.maxAttempts}
       </div>
-      <div role="gridcell" className="cell-time">
-        <span className="muted">{t.label} </span>
-        <RelativeTime at={t.at} now={now} />
+      <div role="gridcell" className="cell-time" title={waiting?.message}>
+        {waiting && !TIMED.has(waiting.code) ? (
+          <span className="tone-amber" data-waiting={waiting.code}>
+            {waiting.short}
+          </span>
+        ) : (
+          <>
+            <span className="muted">{t.label} </span>
+            <RelativeTime at={t.at} now={now} />
+          </>
+        )}
       </div>
     </div>
   );

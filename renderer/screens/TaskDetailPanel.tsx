@@ -12,6 +12,8 @@ import { restoreFocus } from '../state/focus.ts';
 import { humanDuration } from '../state/format.ts';
 import { canCancel, canDelete, canRetry, useTaskActions } from '../state/task-actions.ts';
 import { useNow } from '../state/use-now.ts';
+import { useStats } from '../state/stats.tsx';
+import { whyWaiting } from '../../shared/why-waiting.ts';
 import { useQuery } from '../state/use-query.ts';
 import { EmptyState } from '../components/EmptyState.tsx';
 
@@ -79,6 +81,8 @@ function TaskDetail({
 }) {
   const actions = useTaskActions();
   const now = useNow(1000);
+  const stats = useStats().data;
+  const waiting = stats ? whyWaiting(task, { stats, now }) : null;
   const attempts = task.history.filter((h) => h.type === 'attempt').length;
   return (
     <div className="detail-body">
@@ -151,6 +155,12 @@ function TaskDetail({
             <dd>
               {task.runAt <= now ? 'as soon as a slot is free' : <RelativeTime at={task.runAt} now={now} />}
             </dd>
+            {waiting && (
+              <>
+                <dt>Waiting</dt>
+                <dd data-waiting={waiting.code}>{waiting.message}</dd>
+              </>
+            )}
           </>
         )}
         <dt>Started</dt>

@@ -133,6 +133,7 @@ describe('enqueue, list and show', { timeout: 120_000 }, () => {
     expect(why(paused)).toEqual({
       code: 'group-paused',
       message: 'group nightly is paused (semaforo resume nightly)',
+      short: 'group paused',
     });
     expect(why(delayed)).toMatchObject({
       code: 'delayed',

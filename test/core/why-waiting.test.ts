@@ -120,7 +120,9 @@ describe('why a task waits', () => {
     ];
     for (const [t, c, code, message, until] of cases) {
       const why = whyWaiting(t, c);
-      expect(why, code).toEqual(until === undefined ? { code, message } : { code, message, until });
+      expect(why, code).toMatchObject(until === undefined ? { code, message } : { code, message, until });
+      expect(why!.short.length, code).toBeLessThanOrEqual(24);
+      if (until === undefined) expect(why!.until, code).toBeUndefined();
     }
   });
 

@@ -55,14 +55,18 @@ const labels = (menu: TrayMenuItem[]) => menu.map((m) => (m.kind === 'separator'
 
 describe('tray model', () => {
   it('says in the menu and tooltip why tasks wait, unless a worker will simply take them', () => {
-    const waiting = { code: 'group-full' as const, message: 'group vendor is full (1 of 1 running)' };
+    const waiting = {
+      code: 'group-full' as const,
+      message: 'group vendor is full (1 of 1 running)',
+      short: 'group full 1/1',
+    };
     const v = trayView(input({ counts: { running: 1, pending: 4 }, waiting }));
     expect(labels(v.menu)).toContain('4 waiting: group vendor is full (1 of 1 running)');
     expect(v.tooltip).toBe(
       'Semaforo — 1 running, 4 waiting, 0 failed (group vendor is full (1 of 1 running))',
     );
     const ready = trayView(
-      input({ counts: { pending: 4 }, waiting: { code: 'ready', message: 'ready: …' } }),
+      input({ counts: { pending: 4 }, waiting: { code: 'ready', message: 'ready: …', short: 'ready' } }),
     );
     expect(labels(ready.menu)).toContain('4 waiting');
     expect(ready.tooltip).toBe('Semaforo — 0 running, 4 waiting, 0 failed');

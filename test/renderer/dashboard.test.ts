@@ -250,6 +250,26 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     await waitForRows(page, ['report-delta', 'cleanup-temp', 'report-gamma', 'backup-nightly']);
   });
 
+  it('says why a waiting task waits, in its row and in its detail', async () => {
+    const { db, page } = await open();
+    expect((await semaforo(db, ['group', 'set', 'nightly', '--concurrency', '1'])).code).toBe(0);
+    expect((await semaforo(db, ['pause', 'nightly'])).code).toBe(0);
+    const r = await semaforo(db, ['enqueue', '--group', 'nightly', '--name', 'db-dump', '--', 'true']);
+    expect(r.code, r.stderr).toBe(0);
+    await go(page, 'Tasks');
+    const cell = page.locator('[role="row"] [data-waiting="group-paused"]');
+    await cell.getByText('group paused').waitFor();
+    expect(await page.locator('[role="row"] .cell-time[title]').first().getAttribute('title')).toBe(
+      'group nightly is paused (semaforo resume nightly)',
+    );
+    await page.getByRole('link', { name: 'db-dump' }).click();
+    const panel = page.getByRole('complementary', { name: 'db-dump' });
+    await panel.locator('[data-waiting="group-paused"]').getByText('group nightly is paused').waitFor();
+    // Resumed from another process: the reason goes, the task runs.
+    expect((await semaforo(db, ['resume', 'nightly'])).code).toBe(0);
+    await panel.locator('[data-waiting]').waitFor({ state: 'detached', timeout: 20_000 });
+  });
+
   it('opens a task from the keyboard and shows every attempt with its timing, error and output', async () => {
     const { db, page } = await open();
     const r = await semaforo(db, [
