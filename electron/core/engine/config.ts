@@ -33,7 +33,8 @@ export interface EngineOptions {
   leaseMs?: number;
   /**
    * How often the store is asked whether another process committed (a dispatcher then ticks; a
-   * face that does not dispatch reports a change event). @defaultValue 20
+   * face that does not dispatch reports a change event) where it cannot be told at once (SQLite:
+   * the -wal file cannot be watched, e.g. on a network file system). @defaultValue 20
    */
   pollIntervalMs?: number;
   /** how often leases of gone or stalled workers are looked for. @defaultValue 2000 */

@@ -10,11 +10,15 @@ export interface OpenStoreOptions {
   /** SQLite's own settings (busy timeout, durability for comparisons) */
   sqlite?: Pick<SqliteStoreOptions, 'busyTimeoutMs' | 'durability'>;
   /**
-   * How often the store checks for other processes' commits (what `watch` reports).
+   * How often the store checks for other processes' commits (what `watch` reports) where it
+   * cannot be told of them (SQLite: where the -wal file cannot be watched).
    * @defaultValue 20
    */
   watchIntervalMs?: number;
-  /** Told, once per distinct message, of a failure of the store's own background work. */
+  /**
+   * Told, once per distinct message, of a failure of the store's own background work (and that
+   * it fell back to polling for other processes' changes).
+   */
   onBackgroundError?: (message: string) => void;
 }
 
@@ -32,5 +36,6 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     ...options.sqlite,
     watchIntervalMs: options.watchIntervalMs,
     onInboxError: options.onBackgroundError,
+    onWatchNotice: options.onBackgroundError,
   });
 }
