@@ -24,6 +24,7 @@ import type { DispatchConfig } from '../engine/config.ts';
 import { DelayHolds } from './delay-holds.ts';
 import { ProgressWriter } from './progress-writer.ts';
 import { finishOf } from './finish.ts';
+import { GroupCommit } from './group-commit.ts';
 import { Reaper } from './reaper.ts';
 import {
   abortRunning,
@@ -74,6 +75,8 @@ export class Dispatcher {
   private readonly running = new Map<number, Running>();
   private finishes: Finish[] = [];
   private readonly loop: TickLoop;
+  /** null: the store's ticks wait for the disk themselves */
+  private readonly groupCommit: GroupCommit | null;
   private readonly runParts: RunParts;
   private renewing = false;
   private intervals: ReturnType<typeof setInterval>[] = [];
@@ -95,6 +98,14 @@ export class Dispatcher {
       () => this.tickOnce(),
       () => this.state === 'running' || this.state === 'stopping',
     );
+    const sync = options.store.syncResults?.bind(options.store);
+    this.groupCommit = sync
+      ? new GroupCommit(
+          sync,
+          (err) => this.writeFailures.failed(this.describeError(err), this.finishes.length),
+          () => this.writeFailures.succeeded(),
+        )
+      : null;
     this.runParts = {
       registry: options.registry,
       workerId: options.worker.id,
@@ -145,7 +156,7 @@ export class Dispatcher {
 
   /** Resolves when nothing runs here and no finish awaits its commit. */
   whenIdle(): Promise<void> {
-    if (this.running.size === 0 && this.finishes.length === 0) return Promise.resolve();
+    if (this.idle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -187,6 +198,7 @@ export class Dispatcher {
     // Write whatever finished meanwhile (after the tick under way, if any).
     await this.loop.current;
     if (this.finishes.length) await this.loop.tick();
+    await this.groupCommit?.flush();
     await this.progress.flush();
     this.state = 'stopped';
     for (const t of this.intervals) clearInterval(t);
@@ -273,6 +285,7 @@ export class Dispatcher {
         claimMax,
         reservedOnly: this.c.reservedOnly,
         kinds: this.kinds,
+        deferSync: this.groupCommit !== null,
       });
     } catch (err) {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
@@ -283,22 +296,25 @@ export class Dispatcher {
     }
     // A tick that wrote nothing proves nothing (it commits even on a full disk).
     if (finishes.length > 0 || out.claimed.length > 0) this.writeFailures.succeeded();
-    const changed: number[] = [];
     if (out.applied.length < finishes.length) {
       // A reschedule that was not written (the lease was lost) is not ours to hold.
       const applied = new Set(out.applied);
       for (const f of finishes) if (!applied.has(f)) this.holds.remove(f.taskId);
     }
+    // Their slots are free now (the file says so); they are told once on the disk.
     for (const f of finishes) {
       const r = this.running.get(f.taskId);
       if (r && r.settled) this.running.delete(f.taskId);
-      changed.push(f.taskId);
     }
-    for (const c of out.claimed) {
-      changed.push(c.task.id);
-      this.startTask(c);
-    }
-    if (changed.length) this.o.onChange(changed);
+    const ended = finishes.map((f) => f.taskId);
+    if (ended.length > 0 && this.groupCommit) {
+      this.groupCommit.after(() => {
+        this.o.onChange(ended);
+        this.notifyIdle();
+      });
+    } else if (ended.length > 0) this.o.onChange(ended);
+    for (const c of out.claimed) this.startTask(c);
+    if (out.claimed.length > 0) this.o.onChange(out.claimed.map((c) => c.task.id));
     if (out.nextWakeAt !== null) this.scheduleWake(out.nextWakeAt);
     // A full batch means more may be ready right now.
     if (claimMax > 0 && out.claimed.length === claimMax) this.wake();
@@ -347,8 +363,13 @@ export class Dispatcher {
     this.notifyIdle();
   }
 
+  /** Nothing runs here, and no finish awaits its commit or its sync. */
+  private idle(): boolean {
+    return this.running.size === 0 && this.finishes.length === 0 && !this.groupCommit?.pending;
+  }
+
   private notifyIdle(): void {
-    if (this.running.size > 0 || this.finishes.length > 0) return;
+    if (!this.idle()) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();

@@ -12,6 +12,7 @@ import { probeWritable } from './open.ts';
 import { SqliteTaskStore, type StoreOptions } from './sqlite-store.ts';
 import { toStorageError } from './storage-errors.ts';
 import type { SyncScheduleStore } from './sync-store.ts';
+import { syncWal } from './wal-sync.ts';
 
 export interface SqliteStoreOptions extends StoreOptions {
   /**
@@ -139,6 +140,11 @@ class AsyncSqliteStore implements TaskStore {
     settle(() => this.s.failedSince(after, limit), this.t);
   settings: TaskStore['settings'] = () => settle(() => this.s.settings(), this.t);
   metrics: TaskStore['metrics'] = (now, windowMs) => settle(() => this.s.metrics(now, windowMs), this.t);
+
+  syncResults(): Promise<void> {
+    if (this.file === undefined || !this.s.commits.waitsForDisk) return Promise.resolve();
+    return syncWal(this.file).catch((err: unknown) => Promise.reject(this.t(err)));
+  }
 
   checkWritable(): void {
     try {

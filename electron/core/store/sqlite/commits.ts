@@ -32,6 +32,10 @@ export class Commits {
   private readAt = -Infinity;
   /** The synchronous level of the last transaction begun here (what its commit waits for). */
   lastLevel: Level;
+  /** 'normal' (see neverWait): nothing here waits for the disk, syncResults neither */
+  get waitsForDisk(): boolean {
+    return !this.neverWait;
+  }
   /** performance.now() when the last write here ended (its -wal events are this process's own) */
   lastWriteAt = -Infinity;
   private readonly transaction: Transaction<(body: () => unknown) => unknown>;
