@@ -36,7 +36,7 @@ export interface ChangeWatchOptions {
 }
 
 /** Delays (ms) of the re-checks after an event that showed no change yet. */
-const CONFIRM_MS = [1, 2, 4, 8, 16, 32, 64];
+const CONFIRM_MS = [1, 1, 1, 2, 2, 4, 8, 16, 32, 64];
 /** An event this soon (ms) after this connection's own commit is taken for that commit's. */
 const OWN_WRITE_MS = 3;
 /** How long (ms) to re-check at every event-loop turn after another process's event. */
