@@ -77,8 +77,8 @@ export const drain: Scenario = {
         notes: [
           'Timed from engine.start() / worker.start() / worker.run() until the last task is done; ' +
             'the tasks were enqueued beforehand (not timed). Semaforo: one process, default ' +
-            'claimBatch 128, default durability: every commit that writes results is fsynced before ' +
-            'they are reported (claim-only commits are not). plainjob: one worker, as in its own bench. ' +
+            'claimBatch 128, default durability: results are on disk before they are reported ' +
+            '(claim-only commits are not synced). plainjob: one worker, as in its own bench. ' +
             `BullMQ: one Worker, concurrency ${BULLMQ_CONCURRENCY}. ` +
             'At a global limit, Semaforo finishes and claims at most that many per tick; its results ' +
             'are told once a sync of the -wal file after their tick is done, one sync shared by every ' +
