@@ -7,18 +7,16 @@
  * (never once per task), and at most one of each is under way at a time.
  *
  * Finishes that land in the same event-loop turn share one transaction, and a task is reported
- * done (events, faces) only after that transaction committed.
+ * done (events, faces) only after that transaction committed, and (group commit) was synced.
  *
  * Time: the wall clock is the file's shared timeline (run_at, leases), and it can step. Waits this
  * process measures itself use the monotonic clock: Node's timers (renewal, timeouts, grace) are
  * monotonic already; a backoff it set is held for its full duration (DelayHolds), and another
  * owner's lease is judged by how long this process has watched it go unrenewed (LeaseWatch).
  */
-import { systemMonotonic, type Clock, type MonotonicClock } from '../clock.ts';
+import { systemMonotonic } from '../clock.ts';
 import { TaskCancelledError } from '../errors.ts';
-import type { HandlerRegistry } from '../handlers/registry.ts';
-import type { Logger } from '../logger.ts';
-import type { ClaimedTask, Finish, LeaseHolder, TaskStore, WorkerIdentity } from '../store/task-store.ts';
+import type { ClaimedTask, Finish } from '../store/task-store.ts';
 import type { Task } from '../../../shared/domain.ts';
 import type { DispatchConfig } from '../engine/config.ts';
 import { DelayHolds } from './delay-holds.ts';
@@ -37,29 +35,9 @@ import {
 } from './running-task.ts';
 import { TickLoop } from './tick-loop.ts';
 import { WriteFailures } from './write-failures.ts';
+import type { DispatcherOptions } from './options.ts';
 
-export interface DispatcherOptions {
-  store: TaskStore;
-  registry: HandlerRegistry;
-  /** the wall clock */
-  clock: Clock;
-  /** measures this process's own waits (default `performance.now()`) */
-  monotonic?: MonotonicClock;
-  worker: WorkerIdentity;
-  logger: Logger;
-  /** leases, batch sizes, backoff: resolved once by the engine (engine/config.ts) */
-  config: DispatchConfig;
-  /** called after each commit with the ids whose state changed */
-  onChange: (ids: number[]) => void;
-  /** called when another process changed the queue */
-  onExternalChange: () => void;
-  /** is this lease owner a process on this machine that is gone? */
-  isOwnerDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean;
-  /** whether a lease owner's process still runs on this machine (default: by its pid) */
-  isOwnerRunning?: (owner: LeaseHolder) => boolean;
-  /** one line for a failed store call, naming the queue and the condition (default `String(err)`) */
-  describeError?: (err: unknown) => string;
-}
+export type { DispatcherOptions };
 
 export class Dispatcher {
   private readonly o: DispatcherOptions;
