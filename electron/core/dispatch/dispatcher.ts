@@ -176,7 +176,8 @@ export class Dispatcher {
     // Write whatever finished meanwhile (after the tick under way, if any).
     await this.loop.current;
     if (this.finishes.length) await this.loop.tick();
-    await this.groupCommit?.flush();
+    if ((await this.groupCommit?.flush()) === false)
+      this.o.logger.error('stopping with results written but not yet synced to the disk (the sync failed)');
     await this.progress.flush();
     this.state = 'stopped';
     for (const t of this.intervals) clearInterval(t);

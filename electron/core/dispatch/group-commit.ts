@@ -17,7 +17,7 @@ export class GroupCommit {
   /** reports of commits made since the sync under way began */
   private waiting: (() => void)[] = [];
   private syncing = false;
-  private drained: (() => void)[] = [];
+  private drained: ((all: boolean) => void)[] = [];
 
   /** `failed` is told of each failed sync; `succeeded` of a sync after failures. */
   constructor(sync: () => Promise<void>, failed: (err: unknown) => void, succeeded: () => void) {
@@ -37,10 +37,19 @@ export class GroupCommit {
     return this.syncing || this.waiting.length > 0;
   }
 
-  /** Resolves once every report given so far was made. */
-  flush(): Promise<void> {
-    if (!this.pending) return Promise.resolve();
+  /**
+   * Resolves true once every report given so far was made, or false at the first failed sync
+   * meanwhile (a stopping worker does not wait for a failing disk; the retries go on).
+   */
+  flush(): Promise<boolean> {
+    if (!this.pending) return Promise.resolve(true);
     return new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  private settleFlushes(all: boolean): void {
+    const drained = this.drained;
+    this.drained = [];
+    for (const d of drained) d(all);
   }
 
   private start(): void {
@@ -58,6 +67,7 @@ export class GroupCommit {
       (err: unknown) => {
         this.failed(err);
         this.waiting = batch.concat(this.waiting);
+        this.settleFlushes(false);
         setTimeout(() => {
           this.syncing = false;
           this.next();
@@ -72,8 +82,6 @@ export class GroupCommit {
       this.start();
       return;
     }
-    const drained = this.drained;
-    this.drained = [];
-    for (const d of drained) d();
+    this.settleFlushes(true);
   }
 }
