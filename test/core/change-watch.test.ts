@@ -100,6 +100,38 @@ describe('change watch (SQLite)', () => {
     }
   });
 
+  it('takes a flood of commits by polling, then watches again', async () => {
+    const file = path.join(tempDir(), 'q.db');
+    const wal = `${file}-wal`;
+    fs.writeFileSync(wal, '');
+    let version = 0;
+    let seen = 0;
+    const w = new ChangeWatch({
+      file,
+      dataVersion: () => version,
+      onChange: () => (seen = version),
+      pollMs: 5,
+      notice: () => {},
+    });
+    w.start();
+    try {
+      for (let i = 1; i <= 40; i++) {
+        version = i;
+        fs.appendFileSync(wal, 'frame');
+        await new Promise((r) => setImmediate(r));
+      }
+      await waitFor(() => seen === 40, 'the last commit of the flood seen', 10_000);
+      // Well after the flood: one commit, one event, seen by the watch again.
+      await new Promise((r) => setTimeout(r, 400));
+      version = 41;
+      fs.appendFileSync(wal, 'frame');
+      await waitFor(() => seen === 41, 'a commit after the flood seen', 10_000);
+      expect(w.mode).toBe('watch');
+    } finally {
+      w.stop();
+    }
+  });
+
   it('polls on a network file system, and says so once', async () => {
     const file = path.join(tempDir(), 'q.db');
     let version = 0;

@@ -41,6 +41,16 @@ const CONFIRM_MS = [1, 1, 1, 2, 2, 4, 8, 16, 32, 64];
 const OWN_WRITE_MS = 3;
 /** How long (ms) to re-check at every event-loop turn after another process's event. */
 const SPIN_MS = 1;
+/**
+ * More than BURST_CHANGES other processes' commits seen within BURST_WINDOW_MS (another process
+ * draining) switch to the poll at `pollMs` for BURST_MS, then the watch again. Each commit seen
+ * makes SQLite drop this connection's page cache: seen one by one, a drain elsewhere cost a
+ * watching process a quarter of a core, against 2% polled. This process's own commits raise
+ * events too, but are cheap to check (nothing changed for this connection).
+ */
+const BURST_CHANGES = 8;
+const BURST_WINDOW_MS = 50;
+const BURST_MS = 200;
 /** The poll under a working watch: only a safety net for a lost event. */
 const SAFETY_POLL_MS = 1000;
 
@@ -84,6 +94,12 @@ export class ChangeWatch {
   private spinUntil = 0;
   private spinning = false;
   private stopped = true;
+  private windowAt = -Infinity;
+  private windowChanges = 0;
+  /** performance.now() of the last change seen */
+  private changedAt = -Infinity;
+  private burst: ReturnType<typeof setInterval> | null = null;
+  private burstUntil = 0;
   private noticed = false;
   mode: WatchMode = 'poll';
 
@@ -112,6 +128,7 @@ export class ChangeWatch {
 
   stop(): void {
     this.stopped = true;
+    this.endBurst();
     this.closeWatcher();
     if (this.poll) clearInterval(this.poll);
     this.poll = null;
@@ -162,7 +179,37 @@ export class ChangeWatch {
     this.watchingDir = false;
   }
 
+  /** Counts a change seen; whether they come too fast to take one by one. */
+  private busy(): boolean {
+    const now = performance.now();
+    if (now - this.windowAt > BURST_WINDOW_MS) {
+      this.windowAt = now;
+      this.windowChanges = 0;
+    }
+    return ++this.windowChanges > BURST_CHANGES;
+  }
+
+  private startBurst(): void {
+    if (this.burst || this.mode !== 'watch') return;
+    this.closeWatcher();
+    this.burstUntil = performance.now() + BURST_MS;
+    this.burst = setInterval(() => {
+      this.check();
+      if (performance.now() < this.burstUntil) return;
+      this.endBurst();
+      this.watchWal();
+    }, this.o.pollMs);
+    this.burst.unref();
+  }
+
+  private endBurst(): void {
+    if (this.burst) clearInterval(this.burst);
+    this.burst = null;
+    this.windowAt = -Infinity;
+  }
+
   private fallBack(why: string): void {
+    this.endBurst();
     this.closeWatcher();
     this.mode = 'poll';
     if (!this.noticed) {
@@ -188,8 +235,10 @@ export class ChangeWatch {
     if (this.check()) return;
     const now = performance.now();
     // Not this process's write: another one is publishing its commit right now (usually within
-    // a fraction of a ms), so look again at every turn of the event loop for a moment.
-    if (now - (this.o.ownWriteAt?.() ?? -Infinity) > OWN_WRITE_MS) {
+    // a fraction of a ms), so look again at every turn of the event loop for a moment. Only out
+    // of quiet: while commits keep coming, the next event or re-check is never far.
+    const quiet = now - this.changedAt > BURST_WINDOW_MS;
+    if (quiet && now - (this.o.ownWriteAt?.() ?? -Infinity) > OWN_WRITE_MS) {
       this.spinUntil = now + SPIN_MS;
       if (!this.spinning) this.spin();
     }
@@ -231,6 +280,8 @@ export class ChangeWatch {
     if (v === this.last) return false;
     this.last = v;
     this.spinUntil = 0;
+    this.changedAt = performance.now();
+    if (this.burst === null && this.busy()) this.startBurst();
     if (this.confirm) clearTimeout(this.confirm);
     this.confirm = null;
     this.o.onChange();
