@@ -193,12 +193,15 @@ export class ChangeWatch {
     if (this.burst || this.mode !== 'watch') return;
     this.closeWatcher();
     this.burstUntil = performance.now() + BURST_MS;
-    this.burst = setInterval(() => {
-      this.check();
-      if (performance.now() < this.burstUntil) return;
-      this.endBurst();
-      this.watchWal();
-    }, this.o.pollMs);
+    this.burst = setInterval(
+      () => {
+        this.check();
+        if (performance.now() < this.burstUntil) return;
+        this.endBurst();
+        this.watchWal();
+      },
+      Math.min(this.o.pollMs, BURST_MS),
+    );
     this.burst.unref();
   }
 
