@@ -41,6 +41,8 @@ const CONFIRM_MS = [1, 1, 1, 2, 2, 4, 8, 16, 32, 64];
 const OWN_WRITE_MS = 3;
 /** How long (ms) to re-check at every event-loop turn after another process's event. */
 const SPIN_MS = 1;
+/** ...unless a change was seen this recently (ms): commits are streaming in, the next is near. */
+const SPIN_QUIET_MS = 5;
 /**
  * More than BURST_CHANGES other processes' commits seen within BURST_WINDOW_MS (another process
  * draining) switch to the poll at `pollMs` for BURST_MS, then the watch again. Each commit seen
@@ -240,7 +242,7 @@ export class ChangeWatch {
     // Not this process's write: another one is publishing its commit right now (usually within
     // a fraction of a ms), so look again at every turn of the event loop for a moment. Only out
     // of quiet: while commits keep coming, the next event or re-check is never far.
-    const quiet = now - this.changedAt > BURST_WINDOW_MS;
+    const quiet = now - this.changedAt > SPIN_QUIET_MS;
     if (quiet && now - (this.o.ownWriteAt?.() ?? -Infinity) > OWN_WRITE_MS) {
       this.spinUntil = now + SPIN_MS;
       if (!this.spinning) this.spin();
