@@ -45,6 +45,24 @@ describe('group commit', () => {
     expect(gc.pending).toBe(false);
   });
 
+  it('is off unless asked for: ticks with results then wait for their own fsync', async () => {
+    const store = openSqliteStore(path.join(tempDir(), 'q.db'));
+    const g = gatedSync();
+    store.syncResults = g.sync;
+    const engine = await testEngine({
+      store,
+      handlers: [
+        defineHandler({ kind: 'noop', description: 'test', payload: z.object({}), run: async () => {} }),
+      ],
+    });
+    engine.start();
+    const { task } = await engine.enqueue({ kind: 'noop', payload: {} });
+    await engine.whenIdle();
+    await waitFor(async () => (await store.getTask(task.id))?.status === 'done', 'done');
+    expect(g.calls()).toBe(0);
+    await engine.close();
+  });
+
   it('reports nothing after a failed sync, and tries again until one succeeds', async () => {
     let fail = true;
     const told: string[] = [];
@@ -72,6 +90,7 @@ describe('group commit', () => {
     store.syncResults = g.sync;
     const engine = await testEngine({
       store,
+      groupCommit: true,
       eventIntervalMs: 0,
       handlers: [
         defineHandler({ kind: 'noop', description: 'test', payload: z.object({}), run: async () => {} }),

@@ -76,7 +76,7 @@ export class Dispatcher {
       () => this.tickOnce(),
       () => this.state === 'running' || this.state === 'stopping',
     );
-    const sync = options.store.syncResults?.bind(options.store);
+    const sync = this.c.groupCommit ? options.store.syncResults?.bind(options.store) : undefined;
     this.groupCommit = sync
       ? new GroupCommit(
           sync,

@@ -80,6 +80,14 @@ export interface EngineOptions {
   fileCheckIntervalMs?: number;
   /** the longest a backoff is held against a forward wall-clock step. @defaultValue the backoff cap */
   maxHoldMs?: number;
+  /**
+   * Share one fsync among the ticks of a drain (dispatch/group-commit.ts): results are written
+   * without waiting for the disk and reported once a later sync is done. Off by default: another
+   * process (a reader, the dashboard, another dispatcher) can see a result up to one sync before
+   * it is on disk, which the "results" durability does not allow (docs/ARCHITECTURE.md).
+   * @defaultValue false
+   */
+  groupCommit?: boolean;
 }
 
 type Resolved = 'file' | 'store' | 'sqlite' | 'handlers' | 'userHandlers' | 'monotonic';
@@ -98,6 +106,7 @@ export type DispatchConfig = Pick<
   | 'backoff'
   | 'random'
   | 'maxHoldMs'
+  | 'groupCommit'
 > & {
   /** claim only tasks reserved for this worker (a `semaforo run`) */
   reservedOnly: boolean;
@@ -131,6 +140,7 @@ export function resolveConfig(
     scheduleIntervalMs: options.scheduleIntervalMs ?? 1000,
     fileCheckIntervalMs: options.fileCheckIntervalMs ?? 500,
     maxHoldMs: options.maxHoldMs ?? backoff.capMs,
+    groupCommit: options.groupCommit ?? false,
   };
   const atLeast = (min: number, names: readonly (keyof EngineConfig)[]) => {
     for (const name of names) {
