@@ -15,11 +15,10 @@ export interface OpenStoreOptions {
    * @defaultValue 20
    */
   watchIntervalMs?: number;
-  /**
-   * Told, once per distinct message, of a failure of the store's own background work (and that
-   * it fell back to polling for other processes' changes).
-   */
+  /** Told, once per distinct message, of a failure of the store's own background work. */
   onBackgroundError?: (message: string) => void;
+  /** Told once of how the store works here that is worth knowing, not an error (it polls for other processes' changes instead of watching). */
+  onNotice?: (message: string) => void;
 }
 
 const URL_RE = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -36,6 +35,6 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     ...options.sqlite,
     watchIntervalMs: options.watchIntervalMs,
     onInboxError: options.onBackgroundError,
-    onWatchNotice: options.onBackgroundError,
+    onWatchNotice: options.onNotice,
   });
 }
