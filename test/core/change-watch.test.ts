@@ -100,6 +100,36 @@ describe('change watch (SQLite)', () => {
     }
   });
 
+  it('keeps looking for a commit whose fsync takes longer than the quick re-checks', async () => {
+    const file = path.join(tempDir(), 'q.db');
+    fs.writeFileSync(`${file}-wal`, '');
+    let version = 0;
+    let looks = 0;
+    let calls = 0;
+    const w = new ChangeWatch({
+      file,
+      dataVersion: () => (looks++, version),
+      onChange: () => calls++,
+      pollMs: 20,
+      notice: () => {},
+    });
+    w.start();
+    try {
+      fs.appendFileSync(`${file}-wal`, 'frames');
+      // The quick re-checks are over within ~130 ms; a slow disk's fsync lasts longer.
+      await waitFor(() => looks > 12, 'the quick re-checks', 10_000);
+      await new Promise((r) => setTimeout(r, 400));
+      const before = looks;
+      await new Promise((r) => setTimeout(r, 300));
+      // Still looking at pollMs (the safety poll alone would look once a second at most).
+      expect(looks - before).toBeGreaterThan(2);
+      version = 1;
+      await waitFor(() => calls === 1, 'the slow commit seen', 10_000);
+    } finally {
+      w.stop();
+    }
+  });
+
   it('takes a flood of commits by polling, then watches again', async () => {
     const file = path.join(tempDir(), 'q.db');
     const wal = `${file}-wal`;

@@ -6,8 +6,8 @@
  * A writer appends its frames to the -wal file, may fsync it, and only then publishes the commit
  * in the shared wal-index (a memory map, which raises no file event). An event can therefore
  * arrive before the commit shows in data_version; an event that changed nothing is confirmed
- * again a few times over the next tens of ms (CONFIRM_MS), which covers the fsync of a durable
- * commit. A slow poll stays on underneath in case an event is lost (inotify's queue can
+ * again a few times over the next tens of ms (CONFIRM_MS), then at `pollMs` for a few seconds
+ * (SLOW_COMMIT_MS), which covers the fsync of a durable commit on a slow disk. A slow poll stays on underneath in case an event is lost (inotify's queue can
  * overflow).
  *
  * Where a watch cannot be had (a network or FUSE file system, fs.watch failing, no -wal file
@@ -37,6 +37,12 @@ export interface ChangeWatchOptions {
 
 /** Delays (ms) of the re-checks after an event that showed no change yet. */
 const CONFIRM_MS = [1, 1, 1, 2, 2, 4, 8, 16, 32, 64];
+/**
+ * Then every `pollMs` until this long (ms) after the event: a durable commit shows only after
+ * its fsync, which raises no event of its own, and on a slow disk (an SD card, a throttled VM
+ * disk) that takes longer than the quick re-checks.
+ */
+const SLOW_COMMIT_MS = 3000;
 /** An event this soon (ms) after this connection's own commit is taken for that commit's. */
 const OWN_WRITE_MS = 3;
 /** How long (ms) to re-check at every event-loop turn after another process's event. */
@@ -92,6 +98,7 @@ export class ChangeWatch {
   private poll: ReturnType<typeof setInterval> | null = null;
   private confirm: ReturnType<typeof setTimeout> | null = null;
   private confirmStep = 0;
+  private confirmSince = 0;
   /** re-check at every event-loop turn until this performance.now() (SPIN_MS) */
   private spinUntil = 0;
   private spinning = false;
@@ -248,6 +255,7 @@ export class ChangeWatch {
       if (!this.spinning) this.spin();
     }
     this.confirmStep = 0;
+    this.confirmSince = now;
     this.armConfirm();
   }
 
@@ -260,7 +268,8 @@ export class ChangeWatch {
   }
 
   private armConfirm(): void {
-    const delay = CONFIRM_MS[this.confirmStep];
+    const slow = performance.now() - this.confirmSince < SLOW_COMMIT_MS ? this.o.pollMs : undefined;
+    const delay = CONFIRM_MS[this.confirmStep] ?? slow;
     if (delay === undefined || this.stopped) {
       this.confirm = null;
       return;
