@@ -76,6 +76,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       onBackgroundError: (message) => {
         if (message !== backgroundError) logger.error((backgroundError = message));
       },
+      // Polling instead of watching works, only slower: for `-v`, not for every cron mail.
+      onNotice: (message) => logger.info(message),
     }));
 
   const registry = new HandlerRegistry();

@@ -126,10 +126,10 @@ function finished(engine: Engine, id: number): Promise<Task> {
           reject(err);
         },
       );
-    // Our own dispatcher changes the task, so its events are enough; the timer covers an
-    // operator cancelling or deleting it from another process.
+    // Our own dispatcher's changes and other processes' commits (an operator cancelling or
+    // deleting it: the store's watch) both come as change events; the timer is only a safety net.
     const off = engine.onChange(check);
-    const timer = setInterval(check, 250);
+    const timer = setInterval(check, 2000);
   });
 }
 

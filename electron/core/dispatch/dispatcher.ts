@@ -7,75 +7,37 @@
  * (never once per task), and at most one of each is under way at a time.
  *
  * Finishes that land in the same event-loop turn share one transaction, and a task is reported
- * done (events, faces) only after that transaction committed.
+ * done (events, faces) only after that transaction committed, and (group commit) was synced.
  *
  * Time: the wall clock is the file's shared timeline (run_at, leases), and it can step. Waits this
  * process measures itself use the monotonic clock: Node's timers (renewal, timeouts, grace) are
  * monotonic already; a backoff it set is held for its full duration (DelayHolds), and another
  * owner's lease is judged by how long this process has watched it go unrenewed (LeaseWatch).
  */
-import { BOUNDS, TailBuffer } from '../bounded.ts';
-import { systemMonotonic, type Clock, type MonotonicClock } from '../clock.ts';
-import { PermanentError, TaskCancelledError, TaskTimeoutError } from '../errors.ts';
-import type { HandlerRegistry } from '../handlers/registry.ts';
-import type { Logger } from '../logger.ts';
-import type { ClaimedTask, Finish, LeaseHolder, TaskStore, WorkerIdentity } from '../store/task-store.ts';
+import { systemMonotonic } from '../clock.ts';
+import { TaskCancelledError } from '../errors.ts';
+import type { ClaimedTask, Finish } from '../store/task-store.ts';
 import type { Task } from '../../../shared/domain.ts';
 import type { DispatchConfig } from '../engine/config.ts';
 import { DelayHolds } from './delay-holds.ts';
 import { ProgressWriter } from './progress-writer.ts';
-import { finishOf, SUCCESS } from './finish.ts';
+import { finishOf } from './finish.ts';
+import { GroupCommit } from './group-commit.ts';
 import { Reaper } from './reaper.ts';
+import {
+  abortRunning,
+  LeaseLostError,
+  newRunning,
+  ShutdownError,
+  startHandler,
+  type Running,
+  type RunParts,
+} from './running-task.ts';
+import { TickLoop } from './tick-loop.ts';
 import { WriteFailures } from './write-failures.ts';
-import { LazyAbort } from './lazy-abort.ts';
-import { TaskContext } from './task-context.ts';
+import type { DispatcherOptions } from './options.ts';
 
-export interface DispatcherOptions {
-  store: TaskStore;
-  registry: HandlerRegistry;
-  /** the wall clock */
-  clock: Clock;
-  /** measures this process's own waits (default `performance.now()`) */
-  monotonic?: MonotonicClock;
-  worker: WorkerIdentity;
-  logger: Logger;
-  /** leases, batch sizes, backoff: resolved once by the engine (engine/config.ts) */
-  config: DispatchConfig;
-  /** called after each commit with the ids whose state changed */
-  onChange: (ids: number[]) => void;
-  /** called when another process changed the queue */
-  onExternalChange: () => void;
-  /** is this lease owner a process on this machine that is gone? */
-  isOwnerDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean;
-  /** whether a lease owner's process still runs on this machine (default: by its pid) */
-  isOwnerRunning?: (owner: LeaseHolder) => boolean;
-  /** one line for a failed store call, naming the queue and the condition (default `String(err)`) */
-  describeError?: (err: unknown) => string;
-}
-
-class LeaseLostError extends Error {
-  constructor() {
-    super('lease lost: another worker owns this task now');
-    this.name = 'LeaseLostError';
-  }
-}
-
-class ShutdownError extends Error {
-  constructor() {
-    super('worker is shutting down');
-    this.name = 'ShutdownError';
-  }
-}
-
-interface Running {
-  claim: ClaimedTask;
-  abort: LazyAbort;
-  output: TailBuffer;
-  timers: ReturnType<typeof setTimeout>[];
-  settled: boolean;
-  /** resolves when the handler itself returned or threw */
-  handlerDone: Promise<void>;
-}
+export type { DispatcherOptions };
 
 export class Dispatcher {
   private readonly o: DispatcherOptions;
@@ -90,12 +52,11 @@ export class Dispatcher {
   private holding = false;
   private readonly running = new Map<number, Running>();
   private finishes: Finish[] = [];
-  private tickScheduled = false;
-  /** the tick under way, if any: a wake meanwhile runs one more after it */
-  private ticking: Promise<void> | null = null;
-  private tickAgain = false;
+  private readonly loop: TickLoop;
+  /** null: the store's ticks wait for the disk themselves */
+  private readonly groupCommit: GroupCommit | null;
+  private readonly runParts: RunParts;
   private renewing = false;
-  private wakeTimer: ReturnType<typeof setTimeout> | null = null;
   private intervals: ReturnType<typeof setInterval>[] = [];
   private unwatch: (() => void) | null = null;
   private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
@@ -111,6 +72,25 @@ export class Dispatcher {
     this.writeFailures = new WriteFailures(options.logger, mono);
     this.describeError = options.describeError ?? ((err) => String(err));
     this.progress = new ProgressWriter(options.store, options.worker, options.logger, options.onChange);
+    this.loop = new TickLoop(
+      () => this.tickOnce(),
+      () => this.state === 'running' || this.state === 'stopping',
+    );
+    const sync = this.c.groupCommit ? options.store.syncResults?.bind(options.store) : undefined;
+    this.groupCommit = sync
+      ? new GroupCommit(
+          sync,
+          (err) => this.writeFailures.failed(this.describeError(err), this.finishes.length),
+          () => this.writeFailures.succeeded(),
+        )
+      : null;
+    this.runParts = {
+      registry: options.registry,
+      workerId: options.worker.id,
+      settle: (entry, err, result) => this.settle(entry, err, result),
+      abort: (id, reason) => this.abort(id, reason),
+      progress: (id, fraction) => this.progress.note(id, fraction),
+    };
     this.reaper = new Reaper({
       ...options,
       monotonic: mono,
@@ -144,9 +124,7 @@ export class Dispatcher {
 
   /** Run a tick soon (coalesced: many wakes in one turn make one transaction). */
   wake(): void {
-    if (this.tickScheduled || this.state === 'stopped' || this.state === 'idle') return;
-    this.tickScheduled = true;
-    setImmediate(() => void this.tick());
+    this.loop.wake();
   }
 
   /** The user cancelled these tasks; abort the ones running here now rather than at the next poll. */
@@ -156,7 +134,7 @@ export class Dispatcher {
 
   /** Resolves when nothing runs here and no finish awaits its commit. */
   whenIdle(): Promise<void> {
-    if (this.running.size === 0 && this.finishes.length === 0) return Promise.resolve();
+    if (this.idle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -175,7 +153,7 @@ export class Dispatcher {
     this.unwatch = null;
     const deadline = new Promise<'deadline'>((r) => {
       // Node fires a timer longer than 2^31-1 ms (~24.8 days) after 1 ms: `work --grace 30d`
-      // released every running task at once. Clamped as in wakeIn.
+      // released every running task at once. Clamped as in TickLoop.wakeIn.
       const t = setTimeout(() => r('deadline'), Math.min(deadlineMs, 2 ** 31 - 1));
       t.unref();
     });
@@ -196,13 +174,15 @@ export class Dispatcher {
       }
     }
     // Write whatever finished meanwhile (after the tick under way, if any).
-    await this.ticking;
-    if (this.finishes.length) await this.tick();
+    await this.loop.current;
+    if (this.finishes.length) await this.loop.tick();
+    if ((await this.groupCommit?.flush()) === false)
+      this.o.logger.error('stopping with results written but not yet synced to the disk (the sync failed)');
     await this.progress.flush();
     this.state = 'stopped';
     for (const t of this.intervals) clearInterval(t);
     this.intervals = [];
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.loop.stop();
     this.progress.stop();
   }
 
@@ -261,24 +241,6 @@ export class Dispatcher {
     return now;
   }
 
-  /** One tick at a time: a tick asked for while one is under way runs right after it. */
-  private tick(): Promise<void> {
-    this.tickScheduled = false;
-    if (this.ticking) {
-      this.tickAgain = true;
-      return this.ticking;
-    }
-    const t = this.tickOnce().finally(() => {
-      this.ticking = null;
-      if (this.tickAgain) {
-        this.tickAgain = false;
-        this.wake();
-      }
-    });
-    this.ticking = t;
-    return t;
-  }
-
   private async tickOnce(): Promise<void> {
     if (this.state === 'stopped') return;
     const finishes = this.finishes;
@@ -302,32 +264,36 @@ export class Dispatcher {
         claimMax,
         reservedOnly: this.c.reservedOnly,
         kinds: this.kinds,
+        deferSync: this.groupCommit !== null,
       });
     } catch (err) {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
       this.finishes = finishes.concat(this.finishes);
       this.writeFailures.failed(this.describeError(err), this.finishes.length);
-      this.wakeIn(1000);
+      this.loop.wakeIn(1000);
       return;
     }
     // A tick that wrote nothing proves nothing (it commits even on a full disk).
     if (finishes.length > 0 || out.claimed.length > 0) this.writeFailures.succeeded();
-    const changed: number[] = [];
     if (out.applied.length < finishes.length) {
       // A reschedule that was not written (the lease was lost) is not ours to hold.
       const applied = new Set(out.applied);
       for (const f of finishes) if (!applied.has(f)) this.holds.remove(f.taskId);
     }
+    // Their slots are free now (the file says so); they are told once on the disk.
     for (const f of finishes) {
       const r = this.running.get(f.taskId);
       if (r && r.settled) this.running.delete(f.taskId);
-      changed.push(f.taskId);
     }
-    for (const c of out.claimed) {
-      changed.push(c.task.id);
-      this.startTask(c);
-    }
-    if (changed.length) this.o.onChange(changed);
+    const ended = finishes.map((f) => f.taskId);
+    if (ended.length > 0 && this.groupCommit) {
+      this.groupCommit.after(() => {
+        this.o.onChange(ended);
+        this.notifyIdle();
+      });
+    } else if (ended.length > 0) this.o.onChange(ended);
+    for (const c of out.claimed) this.startTask(c);
+    if (out.claimed.length > 0) this.o.onChange(out.claimed.map((c) => c.task.id));
     if (out.nextWakeAt !== null) this.scheduleWake(out.nextWakeAt);
     // A full batch means more may be ready right now.
     if (claimMax > 0 && out.claimed.length === claimMax) this.wake();
@@ -336,85 +302,19 @@ export class Dispatcher {
 
   /** Wake when the wall-clock time `at` may be claimed (after any hold keeping it back). */
   private scheduleWake(at: number): void {
-    this.wakeIn(this.holds.msUntil(at, this.o.clock.now()));
-  }
-
-  private wakeIn(delay: number): void {
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    this.wakeTimer = setTimeout(
-      () => {
-        this.wakeTimer = null;
-        this.wake();
-      },
-      Math.min(delay, 2 ** 31 - 1),
-    );
-    this.wakeTimer.unref();
+    this.loop.wakeIn(this.holds.msUntil(at, this.o.clock.now()));
   }
 
   private startTask(claim: ClaimedTask): void {
-    const { task } = claim;
-    const entry: Running = {
-      claim,
-      abort: new LazyAbort(),
-      output: new TailBuffer(BOUNDS.outputChars),
-      timers: [],
-      settled: false,
-      handlerDone: Promise.resolve(),
-    };
-    this.running.set(task.id, entry);
-    this.holds.remove(task.id);
-    const handler = this.o.registry.get(task.kind);
-    if (!handler) {
-      this.settle(
-        entry,
-        new PermanentError(`no handler for kind "${task.kind}" in worker ${this.o.worker.id}`),
-      );
-      return;
-    }
-    const timeout = task.timeout ?? handler.defaultTimeoutMs;
-    if (timeout !== undefined && timeout !== null) {
-      entry.timers.push(setTimeout(() => this.abort(task.id, new TaskTimeoutError(timeout)), timeout));
-    }
-    let payload: unknown;
-    try {
-      payload = handler.payload.parse(task.payload);
-    } catch (err) {
-      this.settle(
-        entry,
-        new PermanentError(`payload no longer valid for kind "${task.kind}": ${String(err)}`),
-      );
-      return;
-    }
-    const ctx = new TaskContext(
-      task,
-      entry.abort,
-      (text: string) => entry.output.push(text),
-      (fraction: number) => this.progress.note(task.id, fraction),
-      this.o.worker.id,
-    );
-    entry.handlerDone = Promise.resolve()
-      .then(() => handler.run(payload, ctx))
-      .then(
-        (result) => this.settle(entry, SUCCESS, result),
-        (err: unknown) => this.settle(entry, err),
-      );
+    const entry = newRunning(claim);
+    this.running.set(claim.task.id, entry);
+    this.holds.remove(claim.task.id);
+    startHandler(entry, this.runParts);
   }
 
   private abort(id: number, reason: Error): void {
     const entry = this.running.get(id);
-    if (!entry || entry.settled || entry.abort.aborted) return;
-    entry.abort.abort(reason);
-    // A handler that ignores its signal still runs: its task stays running (leased, renewed,
-    // counted against every limit) until it returns, so nothing else takes its slot meanwhile.
-    const grace = setTimeout(() => {
-      this.o.logger.warn(
-        `task ${id}'s handler ignored its abort (${reason.message}) for ${this.c.abortGraceMs} ms: ` +
-          'its slot stays taken until it returns (JavaScript cannot be stopped from outside; ' +
-          'restarting the worker ends it)',
-      );
-    }, this.c.abortGraceMs);
-    grace.unref();
-    entry.timers.push(grace);
+    if (entry) abortRunning(entry, reason, this.c.abortGraceMs, this.o.logger);
   }
 
   private settle(entry: Running, err: unknown, result?: unknown): void {
@@ -442,8 +342,13 @@ export class Dispatcher {
     this.notifyIdle();
   }
 
+  /** Nothing runs here, and no finish awaits its commit or its sync. */
+  private idle(): boolean {
+    return this.running.size === 0 && this.finishes.length === 0 && !this.groupCommit?.pending;
+  }
+
   private notifyIdle(): void {
-    if (this.running.size > 0 || this.finishes.length > 0) return;
+    if (!this.idle()) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();

@@ -33,7 +33,8 @@ export interface EngineOptions {
   leaseMs?: number;
   /**
    * How often the store is asked whether another process committed (a dispatcher then ticks; a
-   * face that does not dispatch reports a change event). @defaultValue 20
+   * face that does not dispatch reports a change event) where it cannot be told at once (SQLite:
+   * the -wal file cannot be watched, e.g. on a network file system). @defaultValue 20
    */
   pollIntervalMs?: number;
   /** how often leases of gone or stalled workers are looked for. @defaultValue 2000 */
@@ -79,6 +80,14 @@ export interface EngineOptions {
   fileCheckIntervalMs?: number;
   /** the longest a backoff is held against a forward wall-clock step. @defaultValue the backoff cap */
   maxHoldMs?: number;
+  /**
+   * Share one fsync among the ticks of a drain (dispatch/group-commit.ts): results are written
+   * without waiting for the disk and reported once a later sync is done. Off by default: another
+   * process (a reader, the dashboard, another dispatcher) can see a result up to one sync before
+   * it is on disk, which the "results" durability does not allow (docs/ARCHITECTURE.md).
+   * @defaultValue false
+   */
+  groupCommit?: boolean;
 }
 
 type Resolved = 'file' | 'store' | 'sqlite' | 'handlers' | 'userHandlers' | 'monotonic';
@@ -97,6 +106,7 @@ export type DispatchConfig = Pick<
   | 'backoff'
   | 'random'
   | 'maxHoldMs'
+  | 'groupCommit'
 > & {
   /** claim only tasks reserved for this worker (a `semaforo run`) */
   reservedOnly: boolean;
@@ -130,6 +140,7 @@ export function resolveConfig(
     scheduleIntervalMs: options.scheduleIntervalMs ?? 1000,
     fileCheckIntervalMs: options.fileCheckIntervalMs ?? 500,
     maxHoldMs: options.maxHoldMs ?? backoff.capMs,
+    groupCommit: options.groupCommit ?? false,
   };
   const atLeast = (min: number, names: readonly (keyof EngineConfig)[]) => {
     for (const name of names) {

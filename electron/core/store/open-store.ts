@@ -10,12 +10,15 @@ export interface OpenStoreOptions {
   /** SQLite's own settings (busy timeout, durability for comparisons) */
   sqlite?: Pick<SqliteStoreOptions, 'busyTimeoutMs' | 'durability'>;
   /**
-   * How often the store checks for other processes' commits (what `watch` reports).
+   * How often the store checks for other processes' commits (what `watch` reports) where it
+   * cannot be told of them (SQLite: where the -wal file cannot be watched).
    * @defaultValue 20
    */
   watchIntervalMs?: number;
   /** Told, once per distinct message, of a failure of the store's own background work. */
   onBackgroundError?: (message: string) => void;
+  /** Told once of how the store works here that is worth knowing, not an error (it polls for other processes' changes instead of watching). */
+  onNotice?: (message: string) => void;
 }
 
 const URL_RE = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -32,5 +35,6 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     ...options.sqlite,
     watchIntervalMs: options.watchIntervalMs,
     onInboxError: options.onBackgroundError,
+    onWatchNotice: options.onNotice,
   });
 }

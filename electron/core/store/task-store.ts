@@ -109,6 +109,12 @@ export interface TickInput {
    * pending for a worker that has their handler, instead of failing here.
    */
   kinds?: readonly string[];
+  /**
+   * Write the finishes without waiting for the disk: the caller reports them only once
+   * `syncResults()` has resolved after this tick (group commit: one wait for several ticks).
+   * Only for a store that has `syncResults`.
+   */
+  deferSync?: boolean;
 }
 
 export interface TickOutput {
@@ -180,6 +186,12 @@ export interface TaskStore {
    * dispatcher or a read-only face learns of it without asking. Returns an unsubscribe.
    */
   watch(listener: () => void): () => void;
+  /**
+   * Optional: resolves once every commit this store made before the call is on disk (a tick
+   * written with `deferSync`, and everything before it). Runs off the caller's thread, so ticks
+   * go on meanwhile; a backend whose commits are always durable omits it.
+   */
+  syncResults?(): Promise<void>;
   /**
    * Optional: throws a StorageError naming the location and the reason unless this process can
    * write the queue (a backend that cannot tell omits it).

@@ -71,10 +71,14 @@ export async function enqueueBatch(a: { n: number; batch: number }) {
 
 /**
  * Drains the `n` pending tasks of a prepared file: claim, lease, run, write the result.
- * `durability: 'normal'` is plainjob's setting (no fsync per commit), for comparison only.
+ * `durability: 'normal'` is plainjob's setting (no fsync per commit), for comparison only;
+ * `groupCommit` turns on the opt-in shared fsync (engine option groupCommit).
  */
-export async function drain(a: { file: string; n: number; durability?: 'normal' }) {
-  const engine = await open(a.file, a.durability ? { sqlite: { durability: a.durability } } : {});
+export async function drain(a: { file: string; n: number; durability?: 'normal'; groupCommit?: boolean }) {
+  const engine = await open(a.file, {
+    ...(a.durability ? { sqlite: { durability: a.durability } } : {}),
+    groupCommit: a.groupCommit === true,
+  });
   const target = (await engine.stats(0)).counts.done + a.n;
   settleHeap();
   const t = performance.now();

@@ -6,19 +6,23 @@
  */
 import type { ScheduleStore } from '../schedule-store.ts';
 import type { TaskStore } from '../task-store.ts';
+import { ChangeWatch } from './change-watch.ts';
 import { checkOnOpen, damagedError, damageOf } from './integrity.ts';
 import { probeWritable } from './open.ts';
 import { SqliteTaskStore, type StoreOptions } from './sqlite-store.ts';
 import { toStorageError } from './storage-errors.ts';
 import type { SyncScheduleStore } from './sync-store.ts';
+import { syncWal } from './wal-sync.ts';
 
 export interface SqliteStoreOptions extends StoreOptions {
   /**
    * How often `watch` asks SQLite whether another connection committed (PRAGMA data_version:
-   * no disk read).
+   * no disk read) where the -wal file cannot be watched (see change-watch.ts).
    * @defaultValue 20
    */
   watchIntervalMs?: number;
+  /** Told once, with one line, when `watch` falls back to polling. */
+  onWatchNotice?: (message: string) => void;
 }
 
 type Translate = (err: unknown) => unknown;
@@ -41,7 +45,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   } catch (err) {
     throw translate(err);
   }
-  const store = new AsyncSqliteStore(sync, file, options.watchIntervalMs ?? 20);
+  const store = new AsyncSqliteStore(sync, file, options.watchIntervalMs ?? 20, options.onWatchNotice);
   // A damaged file is refused before anything reads or writes it (one line saying so).
   const problem = store.file !== undefined && checkOnOpen(store.file) ? damageOf(sync.db) : null;
   if (problem !== null) {
@@ -77,19 +81,32 @@ class AsyncSqliteStore implements TaskStore {
   readonly schedules: ScheduleStore;
   private readonly s: SqliteTaskStore;
   private readonly t: Translate;
-  private readonly watchIntervalMs: number;
   private readonly listeners = new Set<() => void>();
-  private watchTimer: ReturnType<typeof setInterval> | null = null;
-  private lastVersion = 0;
+  private readonly changes: ChangeWatch;
+  private watching = false;
 
-  constructor(sync: SqliteTaskStore, file: string, watchIntervalMs: number) {
+  constructor(
+    sync: SqliteTaskStore,
+    file: string,
+    watchIntervalMs: number,
+    notice: (message: string) => void = () => {},
+  ) {
     this.s = sync;
     this.location = file;
     // A read-only copy in memory (see open.ts) has no file to lose.
     this.file = file === ':memory:' || sync.db.memory ? undefined : file;
     this.t = (err) => toStorageError(err, file) ?? err;
     this.schedules = new AsyncScheduleStore(sync.schedules, this.t);
-    this.watchIntervalMs = watchIntervalMs;
+    this.changes = new ChangeWatch({
+      file: this.file ?? null,
+      dataVersion: () => this.s.dataVersion(),
+      ownWriteAt: () => this.s.commits.lastWriteAt,
+      onChange: () => {
+        for (const l of [...this.listeners]) l();
+      },
+      pollMs: watchIntervalMs,
+      notice,
+    });
   }
 
   enqueue: TaskStore['enqueue'] = (tasks, now) => settle(() => this.s.enqueue(tasks, now), this.t);
@@ -124,6 +141,11 @@ class AsyncSqliteStore implements TaskStore {
   settings: TaskStore['settings'] = () => settle(() => this.s.settings(), this.t);
   metrics: TaskStore['metrics'] = (now, windowMs) => settle(() => this.s.metrics(now, windowMs), this.t);
 
+  syncResults(): Promise<void> {
+    if (this.file === undefined || !this.s.commits.waitsForDisk) return Promise.resolve();
+    return syncWal(this.file).catch((err: unknown) => Promise.reject(this.t(err)));
+  }
+
   checkWritable(): void {
     try {
       probeWritable(this.s.db);
@@ -139,15 +161,14 @@ class AsyncSqliteStore implements TaskStore {
   }
 
   /**
-   * One timer for every listener, polling PRAGMA data_version (it changes when another connection
-   * commits, and costs no disk read). Runs only while someone listens.
+   * One watch for every listener (the -wal file's events, confirmed by PRAGMA data_version: see
+   * change-watch.ts). Runs only while someone listens.
    */
   watch(listener: () => void): () => void {
     this.listeners.add(listener);
-    if (this.watchTimer === null && this.s.db.open) {
-      this.lastVersion = this.s.dataVersion();
-      this.watchTimer = setInterval(() => this.poll(), this.watchIntervalMs);
-      this.watchTimer.unref();
+    if (!this.watching && this.s.db.open) {
+      this.watching = true;
+      this.changes.start();
     }
     return () => {
       this.listeners.delete(listener);
@@ -155,21 +176,9 @@ class AsyncSqliteStore implements TaskStore {
     };
   }
 
-  private poll(): void {
-    let v: number;
-    try {
-      v = this.s.dataVersion();
-    } catch {
-      return; // closed, or the file is failing: the next write says why
-    }
-    if (v === this.lastVersion) return;
-    this.lastVersion = v;
-    for (const l of [...this.listeners]) l();
-  }
-
   private stopWatching(): void {
-    if (this.watchTimer) clearInterval(this.watchTimer);
-    this.watchTimer = null;
+    this.watching = false;
+    this.changes.stop();
   }
 
   close(): Promise<void> {
@@ -180,6 +189,11 @@ class AsyncSqliteStore implements TaskStore {
 }
 
 /** The contract over a SqliteTaskStore opened already (tests that reach into its database first). */
-export function wrapSqliteStore(sync: SqliteTaskStore, file: string, watchIntervalMs = 20): TaskStore {
-  return new AsyncSqliteStore(sync, file, watchIntervalMs);
+export function wrapSqliteStore(
+  sync: SqliteTaskStore,
+  file: string,
+  watchIntervalMs = 20,
+  notice?: (message: string) => void,
+): TaskStore {
+  return new AsyncSqliteStore(sync, file, watchIntervalMs, notice);
 }

@@ -32,6 +32,12 @@ export class Commits {
   private readAt = -Infinity;
   /** The synchronous level of the last transaction begun here (what its commit waits for). */
   lastLevel: Level;
+  /** 'normal' (see neverWait): nothing here waits for the disk, syncResults neither */
+  get waitsForDisk(): boolean {
+    return !this.neverWait;
+  }
+  /** performance.now() when the last write here ended (its -wal events are this process's own) */
+  lastWriteAt = -Infinity;
   private readonly transaction: Transaction<(body: () => unknown) => unknown>;
 
   constructor(
@@ -60,13 +66,21 @@ export class Commits {
    */
   run<R>(kind: CommitKind, body: () => R): R {
     this.prepare(kind);
-    return this.transaction.immediate(body) as R;
+    try {
+      return this.transaction.immediate(body) as R;
+    } finally {
+      this.lastWriteAt = this.clock();
+    }
   }
 
   /** Runs `body`, one statement that commits on its own (no BEGIN), as `kind` says. */
   statement<R>(kind: CommitKind, body: () => R): R {
     this.prepare(kind);
-    return body();
+    try {
+      return body();
+    } finally {
+      this.lastWriteAt = this.clock();
+    }
   }
 
   private prepare(kind: CommitKind): void {

@@ -54,6 +54,7 @@ export class SqliteTaskStore implements SyncTaskStore {
   private readonly actions: TaskActions;
   private readonly queue: QueueSettingsStore;
   private readonly reads: Reads;
+  private readonly dataVersionStmt: Database.Statement;
 
   constructor(file: string, options: StoreOptions = {}) {
     this.db = openDatabase(file, options);
@@ -69,6 +70,7 @@ export class SqliteTaskStore implements SyncTaskStore {
     this.actions = new TaskActions(this.db, this.commits);
     this.queue = new QueueSettingsStore(this.db, this.commits);
     this.reads = new Reads(this.db, intake, () => this.queue.settings());
+    this.dataVersionStmt = this.db.prepare('PRAGMA data_version').pluck();
     this.schedules = new SqliteScheduleStore(this.db, this.commits, (tasks, now) => this.enqueue(tasks, now));
   }
 
@@ -163,8 +165,9 @@ export class SqliteTaskStore implements SyncTaskStore {
     return this.reads.metrics(now, windowMs);
   }
 
+  /** Changes when another connection commits (no disk read); one statement, prepared once. */
   dataVersion(): number {
-    return this.db.pragma('data_version', { simple: true }) as number;
+    return this.dataVersionStmt.get() as number;
   }
 
   close(): void {

@@ -76,9 +76,11 @@ export class Tick {
   }
 
   tick(input: TickInput): TickOutput {
-    // Results are reported once this returns, so a tick with results waits for the disk; a claim
-    // alone need not: lost in a power cut, the task is simply still pending.
-    return this.commits.run(input.finishes.length > 0 ? 'durable' : 'relaxed', () => {
+    // Results are reported once this returns, so a tick with results waits for the disk (unless
+    // the caller waits for syncResults instead); a claim alone need not: lost in a power cut, the
+    // task is simply still pending.
+    const durable = input.finishes.length > 0 && input.deferSync !== true;
+    return this.commits.run(durable ? 'durable' : 'relaxed', () => {
       const now = input.now(); // inside BEGIN IMMEDIATE: see TickInput.now
       const applied = this.applyFinishes(input.finishes, input.worker, now);
       const { claimed, nextWakeAt } = claimReady(

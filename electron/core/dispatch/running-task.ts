@@ -1,0 +1,108 @@
+/**
+ * One task running in this dispatcher: its entry (claim, abort, output, timers), how its handler
+ * is started, and how it is aborted. The dispatcher keeps the entries and writes their ends.
+ */
+import { BOUNDS, TailBuffer } from '../bounded.ts';
+import { PermanentError, TaskTimeoutError } from '../errors.ts';
+import type { HandlerRegistry } from '../handlers/registry.ts';
+import type { Logger } from '../logger.ts';
+import type { ClaimedTask } from '../store/task-store.ts';
+import { SUCCESS } from './finish.ts';
+import { LazyAbort } from './lazy-abort.ts';
+import { TaskContext } from './task-context.ts';
+
+export class LeaseLostError extends Error {
+  constructor() {
+    super('lease lost: another worker owns this task now');
+    this.name = 'LeaseLostError';
+  }
+}
+
+export class ShutdownError extends Error {
+  constructor() {
+    super('worker is shutting down');
+    this.name = 'ShutdownError';
+  }
+}
+
+export interface Running {
+  claim: ClaimedTask;
+  abort: LazyAbort;
+  output: TailBuffer;
+  timers: ReturnType<typeof setTimeout>[];
+  settled: boolean;
+  /** resolves when the handler itself returned or threw */
+  handlerDone: Promise<void>;
+}
+
+export interface RunParts {
+  registry: HandlerRegistry;
+  workerId: string;
+  /** the handler returned (err SUCCESS, with its result) or threw / could not start (err) */
+  settle: (entry: Running, err: unknown, result?: unknown) => void;
+  /** abort the task `id` (its timeout came) */
+  abort: (id: number, reason: Error) => void;
+  progress: (id: number, fraction: number) => void;
+}
+
+export function newRunning(claim: ClaimedTask): Running {
+  return {
+    claim,
+    abort: new LazyAbort(),
+    output: new TailBuffer(BOUNDS.outputChars),
+    timers: [],
+    settled: false,
+    handlerDone: Promise.resolve(),
+  };
+}
+
+/** Starts the handler of `entry`'s task (or settles it at once when it cannot start). */
+export function startHandler(entry: Running, p: RunParts): void {
+  const { task } = entry.claim;
+  const handler = p.registry.get(task.kind);
+  if (!handler) {
+    p.settle(entry, new PermanentError(`no handler for kind "${task.kind}" in worker ${p.workerId}`));
+    return;
+  }
+  const timeout = task.timeout ?? handler.defaultTimeoutMs;
+  if (timeout !== undefined && timeout !== null) {
+    entry.timers.push(setTimeout(() => p.abort(task.id, new TaskTimeoutError(timeout)), timeout));
+  }
+  let payload: unknown;
+  try {
+    payload = handler.payload.parse(task.payload);
+  } catch (err) {
+    p.settle(entry, new PermanentError(`payload no longer valid for kind "${task.kind}": ${String(err)}`));
+    return;
+  }
+  const ctx = new TaskContext(
+    task,
+    entry.abort,
+    (text: string) => entry.output.push(text),
+    (fraction: number) => p.progress(task.id, fraction),
+    p.workerId,
+  );
+  entry.handlerDone = Promise.resolve()
+    .then(() => handler.run(payload, ctx))
+    .then(
+      (result) => p.settle(entry, SUCCESS, result),
+      (err: unknown) => p.settle(entry, err),
+    );
+}
+
+/** Aborts a running handler; warns once if it has not returned after `graceMs`. */
+export function abortRunning(entry: Running, reason: Error, graceMs: number, logger: Logger): void {
+  if (entry.settled || entry.abort.aborted) return;
+  entry.abort.abort(reason);
+  // A handler that ignores its signal still runs: its task stays running (leased, renewed,
+  // counted against every limit) until it returns, so nothing else takes its slot meanwhile.
+  const grace = setTimeout(() => {
+    logger.warn(
+      `task ${entry.claim.task.id}'s handler ignored its abort (${reason.message}) for ${graceMs} ms: ` +
+        'its slot stays taken until it returns (JavaScript cannot be stopped from outside; ' +
+        'restarting the worker ends it)',
+    );
+  }, graceMs);
+  grace.unref();
+  entry.timers.push(grace);
+}
