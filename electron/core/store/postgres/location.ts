@@ -1,0 +1,49 @@
+/**
+ * A PostgreSQL queue's location: `postgres://user[:password]@host[:port]/db?schema=NAME`. The
+ * schema (default `semaforo`) lets several queues share one database; it is validated here once,
+ * so it can be used as a bare identifier (search_path, channel names) everywhere else.
+ */
+export interface PgLocation {
+  /** what the client connects with (the password included, the schema option removed) */
+  connectionString: string;
+  schema: string;
+  /** shown to people and in errors: the URL without its password */
+  display: string;
+}
+
+export const DEFAULT_SCHEMA = 'semaforo';
+
+/** Lower-case identifiers only: PostgreSQL folds unquoted names, and these are used unquoted. */
+const SCHEMA_RE = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function isPgUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** Parses a queue URL; throws an Error naming the bad part. */
+export function parsePgLocation(location: string): PgLocation {
+  let url: URL;
+  try {
+    url = new URL(location);
+  } catch {
+    throw new Error(`invalid PostgreSQL URL: ${redact(location)}`);
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new Error(`invalid PostgreSQL URL: expected postgres://, got ${url.protocol}//`);
+  const schema = url.searchParams.get('schema') ?? DEFAULT_SCHEMA;
+  if (!SCHEMA_RE.test(schema))
+    throw new Error(
+      `invalid schema "${schema}" in the PostgreSQL URL: use lower-case letters, digits and _ (at most 63)`,
+    );
+  url.searchParams.delete('schema');
+  const connectionString = url.toString();
+  const shown = new URL(url.toString());
+  shown.password = '';
+  if (schema !== DEFAULT_SCHEMA) shown.searchParams.set('schema', schema);
+  return { connectionString, schema, display: shown.toString() };
+}
+
+/** A URL-ish text without anything between `:` and `@` of its authority. */
+function redact(text: string): string {
+  return text.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1@');
+}
