@@ -1,0 +1,317 @@
+/**
+ * Schedules in a PostgreSQL queue. Firing is one transaction that locks the due schedules
+ * (`FOR UPDATE SKIP LOCKED`: a second host firing at the same moment skips them instead of
+ * waiting, and finds them advanced once it looks again), enqueues their tasks and advances their
+ * next due time; the unique (schedule_id, scheduled_for) index is the last word, so a due time
+ * already fired (a schedule set back to it, a lock taken over) never gets a second task.
+ */
+import {
+  ACTIVE_STATUSES,
+  MISSED_POLICIES,
+  OVERLAP_POLICIES,
+  TASK_STATUSES,
+  type JsonValue,
+  type TaskStatus,
+  type TaskTemplate,
+} from '../../../../shared/domain.ts';
+import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
+import { recurrenceOf, type DueSchedule, type FirePlan } from '../../schedule/plan.ts';
+import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../schedule-store.ts';
+import type { NewTask } from '../task-store.ts';
+import type { Db, Queryable } from './db.ts';
+import { insertScheduledTask } from './schedule-insert.ts';
+import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
+
+interface ScheduleRow {
+  id: number;
+  name: string;
+  cron: string | null;
+  timezone: string | null;
+  every_ms: number | null;
+  template: string;
+  missed: string;
+  overlap: string;
+  enabled: boolean;
+  next_due_at: number | null;
+  last_due_at: number | null;
+  last_enqueued_at: number | null;
+  last_task_id: number | null;
+  skipped_overlap: number;
+  skipped_missed: number;
+  created_at: number;
+  updated_at: number;
+  last_task_status: string | null;
+}
+
+const scheduleRow = rowChecker<ScheduleRow>('schedules', {
+  id: INT,
+  name: TEXT,
+  cron: orNull(TEXT),
+  timezone: orNull(TEXT),
+  every_ms: orNull(INT),
+  template: TEXT,
+  missed: TEXT,
+  overlap: TEXT,
+  enabled: FLAG,
+  next_due_at: orNull(TIME),
+  last_due_at: orNull(TIME),
+  last_enqueued_at: orNull(TIME),
+  last_task_id: orNull(INT),
+  skipped_overlap: INT,
+  skipped_missed: INT,
+  created_at: TIME,
+  updated_at: TIME,
+  last_task_status: orNull(TEXT),
+});
+
+const pick = <T extends string>(list: readonly T[], v: string, fallback: T): T =>
+  (list as readonly string[]).includes(v) ? (v as T) : fallback;
+
+/** The template as stored; a damaged one throws, and firing parks its schedule. */
+function readTemplate(text: string): TaskTemplate {
+  try {
+    const t = JSON.parse(text) as Partial<TaskTemplate> | null;
+    if (t && typeof t === 'object' && typeof t.kind === 'string' && typeof t.group === 'string') {
+      return {
+        kind: t.kind,
+        name: typeof t.name === 'string' ? t.name : null,
+        group: t.group,
+        priority: typeof t.priority === 'number' ? t.priority : 5,
+        maxAttempts: typeof t.maxAttempts === 'number' ? t.maxAttempts : 3,
+        timeout: typeof t.timeout === 'number' ? t.timeout : null,
+        payload: (t.payload ?? {}) as JsonValue,
+      };
+    }
+  } catch {
+    // fall through
+  }
+  throw new Error('the stored task template is damaged');
+}
+
+function toSchedule(r: ScheduleRow): StoredSchedule {
+  return {
+    id: r.id,
+    name: r.name,
+    cron: r.cron,
+    timezone: r.timezone,
+    everyMs: r.every_ms,
+    task: readTemplate(r.template),
+    missed: pick(MISSED_POLICIES, r.missed, 'skip'),
+    overlap: pick(OVERLAP_POLICIES, r.overlap, 'allow'),
+    enabled: r.enabled,
+    nextDueAt: r.next_due_at,
+    lastDueAt: r.last_due_at,
+    lastEnqueuedAt: r.last_enqueued_at,
+    lastTaskId: r.last_task_id,
+    lastTaskStatus:
+      r.last_task_status === null ? null : pick<TaskStatus>(TASK_STATUSES, r.last_task_status, 'pending'),
+    skippedOverlap: r.skipped_overlap,
+    skippedMissed: r.skipped_missed,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+const SELECT = `SELECT s.*, t.status AS last_task_status FROM schedules s
+  LEFT JOIN tasks t ON t.id = s.last_task_id`;
+
+/** The stored columns from $1 on: name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at. */
+const argsOf = (s: NewSchedule): unknown[] => [
+  s.name,
+  s.cron,
+  s.timezone,
+  s.everyMs,
+  JSON.stringify(s.task),
+  s.missed,
+  s.overlap,
+  s.enabled,
+  s.nextDueAt,
+];
+
+async function one(q: Queryable, where: string, param: unknown): Promise<ScheduleRow | null> {
+  const [row] = await q.query<object>(`${SELECT} WHERE ${where}`, [param]);
+  return row ? scheduleRow(row) : null;
+}
+
+async function byName(q: Queryable, name: string): Promise<ScheduleRow> {
+  const r = await one(q, 's.name = $1', name);
+  if (!r) throw new NotFoundError(`schedule "${name}" does not exist`);
+  return r;
+}
+
+async function byId(q: Queryable, id: number): Promise<StoredSchedule> {
+  const r = await one(q, 's.id = $1', id);
+  if (!r) throw new Error(`schedules row ${id} is missing`);
+  return toSchedule(r);
+}
+
+/** The task a schedule enqueues for `dueAt` (null: a run now, outside the due times). */
+function taskFor(s: StoredSchedule, dueAt: number | null, now: number): NewTask {
+  const t = s.task;
+  return {
+    kind: t.kind,
+    name: t.name ?? s.name,
+    group: t.group,
+    priority: t.priority,
+    payload: JSON.stringify(t.payload),
+    maxAttempts: t.maxAttempts,
+    // A catch-up run is due now; the queue's limits still decide when it starts.
+    runAt: Math.max(dueAt ?? now, 0),
+    timeout: t.timeout,
+    unique: null,
+    schedule: { id: s.id, dueAt },
+  };
+}
+
+/** A name another schedule holds, as the unique index would refuse it. */
+async function refuseTaken(q: Queryable, name: string, except: number): Promise<void> {
+  const [row] = await q.query('SELECT 1 FROM schedules WHERE name = $1 AND id <> $2', [name, except]);
+  if (row) throw new ConflictError(`schedule "${name}" already exists`);
+}
+
+const ENQUEUED = `UPDATE schedules SET last_due_at = coalesce($1, last_due_at), last_enqueued_at = $2,
+  last_task_id = $3 WHERE id = $4`;
+
+/** At most this many schedules per firing: the rest are due still and fire on the next call. */
+const FIRE_BATCH = 100;
+
+export function createPgScheduleStore(db: Db): ScheduleStore {
+  return {
+    create: (s, now) =>
+      db.tx(async (q) => {
+        // ON CONFLICT: two hosts creating the same name at once get one schedule and one refusal.
+        const [row] = await q.query<{ id: number }>(
+          `INSERT INTO schedules (name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at,
+             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+           ON CONFLICT (name) DO NOTHING RETURNING id`,
+          [...argsOf(s), now],
+        );
+        if (!row) throw new ConflictError(`schedule "${s.name}" already exists`);
+        q.changed();
+        return byId(q, row.id);
+      }),
+
+    replace: (name, s, now) =>
+      db.tx(async (q) => {
+        const old = await byName(q, name);
+        if (s.name !== name) await refuseTaken(q, s.name, old.id);
+        await q.query(
+          `UPDATE schedules SET name = $1, cron = $2, timezone = $3, every_ms = $4, template = $5, missed = $6,
+             overlap = $7, enabled = $8, next_due_at = $9, updated_at = $10 WHERE id = $11`,
+          [...argsOf(s), now, old.id],
+        );
+        q.changed();
+        return byId(q, old.id);
+      }),
+
+    get: async (name) => {
+      const r = await one(db, 's.name = $1', name);
+      return r ? toSchedule(r) : null;
+    },
+
+    list: async () =>
+      (await db.query<object>(`${SELECT} ORDER BY s.name COLLATE "C"`)).map((r) =>
+        toSchedule(scheduleRow(r)),
+      ),
+
+    setEnabled: (name, enabled, nextDueAt, now) =>
+      db.tx(async (q) => {
+        const r = await byName(q, name);
+        await q.query('UPDATE schedules SET enabled = $1, next_due_at = $2, updated_at = $3 WHERE id = $4', [
+          enabled,
+          nextDueAt,
+          now,
+          r.id,
+        ]);
+        q.changed();
+        return byId(q, r.id);
+      }),
+
+    remove: (name) =>
+      db.tx(async (q) => {
+        const gone = await q.query('DELETE FROM schedules WHERE name = $1 RETURNING id', [name]);
+        if (gone.length > 0) q.changed();
+        return gone.length === 1;
+      }),
+
+    runNow: (name, now) =>
+      db.tx(async (q) => {
+        const s = toSchedule(await byName(q, name));
+        const r = await insertScheduledTask(q, { ...taskFor(s, null, now), runAt: now }, now);
+        await q.query(ENQUEUED, [null, now, r.task.id, s.id]);
+        q.changed();
+        return { taskId: r.task.id, created: r.created };
+      }),
+
+    fireDue: (now, plan) => db.tx((q) => fireDue(q, now, plan)),
+
+    nextDue: async () => {
+      const [r] = await db.query<{ name: unknown; next_due_at: unknown }>(
+        `SELECT name, next_due_at FROM schedules WHERE enabled AND next_due_at IS NOT NULL
+         ORDER BY next_due_at LIMIT 1`,
+      );
+      if (!r) return null;
+      if (typeof r.name !== 'string' || !Number.isFinite(r.next_due_at))
+        throw new Error(`schedules row: next_due_at is ${String(r.next_due_at)}, expected a number`);
+      return { name: r.name, dueAt: r.next_due_at as number };
+    },
+  };
+}
+
+async function fireDue(
+  q: Queryable,
+  now: number,
+  plan: (s: DueSchedule & { id: number }, previousRunActive: boolean) => FirePlan,
+): Promise<FireResult> {
+  // Locked until the commit; another host's firing skips these rows rather than queue behind
+  // them, and when it next looks, their next due time has moved on.
+  const rows = (
+    await q.query<object>(
+      `${SELECT} WHERE s.enabled AND s.next_due_at <= $1 ORDER BY s.next_due_at, s.id LIMIT ${FIRE_BATCH}
+       FOR UPDATE OF s SKIP LOCKED`,
+      [now],
+    )
+  ).map(scheduleRow);
+  const taskIds: number[] = [];
+  for (const row of rows) {
+    let s: StoredSchedule;
+    try {
+      s = toSchedule(row);
+    } catch {
+      // A damaged row cannot enqueue anything; park it instead of retrying it every second.
+      await q.query(
+        'UPDATE schedules SET enabled = false, next_due_at = NULL, updated_at = $1 WHERE id = $2',
+        [now, row.id],
+      );
+      continue;
+    }
+    const [active] = await q.query<{ active: unknown }>(
+      'SELECT EXISTS (SELECT 1 FROM tasks WHERE schedule_id = $1 AND status = ANY($2::text[])) AS active',
+      [s.id, ACTIVE_STATUSES],
+    );
+    const p = plan(
+      {
+        id: s.id,
+        recurrence: recurrenceOf(s, row.next_due_at!),
+        nextDueAt: row.next_due_at!,
+        missed: s.missed,
+        overlap: s.overlap,
+      },
+      active?.active === true,
+    );
+    await q.query(
+      `UPDATE schedules SET next_due_at = $1, skipped_missed = skipped_missed + $2,
+         skipped_overlap = skipped_overlap + $3, updated_at = $4 WHERE id = $5`,
+      [p.nextDueAt, p.droppedMissed, p.skippedOverlap, now, s.id],
+    );
+    for (const dueAt of p.fire) {
+      const r = await insertScheduledTask(q, taskFor(s, dueAt, now), now);
+      // Not created: this due time already has its task (the unique (schedule, due time) index).
+      if (!r.created) continue;
+      taskIds.push(r.task.id);
+      await q.query(ENQUEUED, [dueAt, now, r.task.id, s.id]);
+    }
+  }
+  if (rows.length > 0) q.changed();
+  return { taskIds, schedules: rows.length };
+}
