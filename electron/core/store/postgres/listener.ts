@@ -1,0 +1,131 @@
+/**
+ * `watch` for the PostgreSQL store: one LISTEN connection of its own (a pooled one would be
+ * handed to queries), open only while someone listens. Every write transaction that changed the
+ * queue NOTIFYs at its commit (db.ts); a notification from this store's own Db is skipped, as
+ * SQLite's data_version skips the connection's own commits. Calls are coalesced: a burst of
+ * commits read in one go calls each listener once.
+ *
+ * A lost connection (server restart, pg_terminate_backend) is made again with backoff; once it
+ * is back every listener is called once, since commits made meanwhile were not heard.
+ */
+import type pg from 'pg';
+import type { PgDb } from './db.ts';
+
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 5000;
+
+export class PgListener {
+  private readonly db: PgDb;
+  private readonly onError: (message: string) => void;
+  private readonly listeners = new Set<() => void>();
+  private client: pg.Client | null = null;
+  private connecting = false;
+  private retryMs = FIRST_RETRY_MS;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private callScheduled = false;
+  private closed = false;
+  /** resolves once the first LISTEN is in place (tests wait for it) */
+  private readyWaiters: (() => void)[] = [];
+
+  constructor(db: PgDb, onError: (message: string) => void) {
+    this.db = db;
+    this.onError = onError;
+  }
+
+  watch(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (this.client === null && !this.connecting) void this.connect(false);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.disconnect();
+    };
+  }
+
+  /** Resolves once a LISTEN connection is up (now, if it is). */
+  ready(): Promise<void> {
+    if (this.client !== null) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  private async connect(again: boolean): Promise<void> {
+    this.connecting = true;
+    let client: pg.Client | null = null;
+    try {
+      client = await this.db.connectClient();
+      client.on('notification', (msg) => {
+        if (msg.payload !== this.db.origin) this.schedule();
+      });
+      client.on('error', () => this.lost(client!));
+      client.on('end', () => this.lost(client!));
+      await client.query(`LISTEN "${this.db.channel}"`);
+    } catch (e) {
+      if (client) {
+        client.removeAllListeners();
+        void client.end().catch(() => {});
+      }
+      this.connecting = false;
+      if (this.closed || this.listeners.size === 0) return;
+      this.onError(`cannot listen for changes on ${this.db.location}: ${(e as Error).message}; trying again`);
+      this.retryLater(again || true);
+      return;
+    }
+    this.connecting = false;
+    if (this.closed || this.listeners.size === 0) {
+      client.removeAllListeners();
+      void client.end().catch(() => {});
+      return;
+    }
+    this.client = client;
+    this.retryMs = FIRST_RETRY_MS;
+    for (const w of this.readyWaiters.splice(0)) w();
+    // What was committed while no one listened was not heard: have the caller read again.
+    if (again) this.schedule();
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client !== client) return;
+    client.removeAllListeners();
+    this.client = null;
+    if (this.closed || this.listeners.size === 0) return;
+    this.retryLater(true);
+  }
+
+  private retryLater(again: boolean): void {
+    if (this.retryTimer !== null) return;
+    const wait = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (!this.closed && this.listeners.size > 0 && this.client === null && !this.connecting)
+        void this.connect(again);
+    }, wait);
+    this.retryTimer.unref();
+  }
+
+  private schedule(): void {
+    if (this.callScheduled) return;
+    this.callScheduled = true;
+    setImmediate(() => {
+      this.callScheduled = false;
+      for (const l of [...this.listeners]) l();
+    });
+  }
+
+  private disconnect(): void {
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const c = this.client;
+    this.client = null;
+    if (c) {
+      c.removeAllListeners();
+      c.on('error', () => {});
+      void c.end().catch(() => {});
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.listeners.clear();
+    this.disconnect();
+  }
+}

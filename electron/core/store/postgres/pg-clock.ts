@@ -1,0 +1,23 @@
+/**
+ * The host's offset to the database's clock. The contract's times are the host's (every stamp on
+ * a task is written with them, and tests drive them), but what every host of a queue compares
+ * with everyone else's stamps, the rate-window log and Retry-After blocks, must be on one clock,
+ * or a host running minutes ahead prunes the others' starts out of the window and sees every
+ * cool-down as over. That one clock is the database's: a host adds its offset to its own time
+ * to write and judge those (claim.ts, tick.ts).
+ *
+ * Measured at open and again at every clock-step check (the reaper's), from one round trip
+ * (its error is half of it). Offsets below SKEW_MS are taken as none: NTP keeps hosts within
+ * that, and so a synchronised host's stamps stay exactly the times it was given.
+ */
+import type { Db } from './db.ts';
+
+export const SKEW_MS = 1000;
+
+export async function measureClockOffset(db: Db, hostClock: () => number): Promise<number> {
+  const before = hostClock();
+  const [row] = await db.query<{ at: number }>('SELECT now_ms() AS at');
+  const after = hostClock();
+  const offset = Math.round(row!.at - (before + after) / 2);
+  return Math.abs(offset) < SKEW_MS ? 0 : offset;
+}
