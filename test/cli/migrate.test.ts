@@ -1,0 +1,176 @@
+/**
+ * `semaforo migrate`: a real queue file copied into a real PostgreSQL schema by the spawned CLI.
+ * What a user relies on: every task reads the same afterwards (history included), limits,
+ * settings and schedules came along, a due time fired before the move does not fire again, new
+ * tasks never reuse an id, and a queue already there is not overwritten unless asked.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planFires } from '../../electron/core/schedule/plan.ts';
+import { openStore } from '../../electron/core/store/open-store.ts';
+import { openPgDb, type PgDb } from '../../electron/core/store/postgres/db.ts';
+import * as reads from '../../electron/core/store/postgres/reads.ts';
+import { settings } from '../../electron/core/store/postgres/queue-settings.ts';
+import { createPgScheduleStore } from '../../electron/core/store/postgres/schedule-store.ts';
+import type { TaskStore } from '../../electron/core/store/task-store.ts';
+import { A, claim, done, ended, finish, task } from '../conformance/shapes.ts';
+import { tempDir } from '../helpers.ts';
+import { cli, json } from './cli-helpers.ts';
+
+const SERVER = process.env.SEMAFORO_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const SCHEMA = `migrate_test_${process.pid}`;
+const TARGET = `${SERVER}?schema=${SCHEMA}`;
+const T0 = Date.parse('2026-12-01T00:00:00Z');
+
+async function serverAnswers(): Promise<boolean> {
+  const db = openPgDb(SERVER);
+  try {
+    await db.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await db.close();
+  }
+}
+
+const reachable = await serverAnswers();
+if (!reachable) {
+  if (process.env.CI === 'true') throw new Error(`no PostgreSQL answers at ${SERVER} (CI=true)`);
+  console.log(`skipped: semaforo migrate tests (no PostgreSQL at ${SERVER})`);
+}
+
+/** A queue file with a task in every status, a purged one, group limits, settings and a fired schedule. */
+async function sourceQueue(file: string): Promise<{ store: TaskStore; firedDue: number }> {
+  const store = await openStore(file);
+  await store.updateSettings({
+    globalConcurrency: 7,
+    retentionDays: 9,
+    notifications: { groups: ['vendor'] },
+  });
+  await store.updateGroup('vendor', { concurrency: 2, rate: { limit: 5, periodMs: 60_000 }, paused: true });
+  await store.enqueue(
+    ['done first', 'done', 'failed', 'retrying', 'running', 'cancelled'].map((name, i) =>
+      task({
+        name,
+        priority: i,
+        payload: JSON.stringify({ name, n: i }),
+        unique: name === 'running' ? 'u1' : null,
+      }),
+    ),
+    T0,
+  );
+  const [first, ok, bad, again, running] = await claim(store, A, 5, T0 + 10);
+  await finish(
+    store,
+    A,
+    T0 + 20,
+    done(first!),
+    done(ok!, '{"ok":true}', 'all fine'),
+    ended(bad!, 'failed', 'failed', { error: 'boom', output: 'stack' }),
+    ended(again!, 'retrying', 'retry', { runAt: T0 + 60_000 }),
+  );
+  await store.cancel([6], T0 + 25);
+  await store.setPriority(running!.task.id, 1, T0 + 26);
+  // The newest id is purged: a copy must still never hand it out again.
+  await store.enqueue([task({ name: 'purged' })], T0 + 30);
+  const [p] = await claim(store, A, 1, T0 + 31);
+  await finish(store, A, T0 + 32, done(p!));
+  await store.remove([p!.task.id]);
+  await store.schedules.create(
+    {
+      name: 'minutely',
+      cron: null,
+      timezone: null,
+      everyMs: 60_000,
+      task: {
+        kind: 'sleep',
+        name: null,
+        group: 'default',
+        priority: 5,
+        maxAttempts: 1,
+        timeout: null,
+        payload: {},
+      },
+      missed: 'skip',
+      overlap: 'allow',
+      enabled: true,
+      nextDueAt: T0 + 60_000,
+    },
+    T0,
+  );
+  await store.schedules.fireDue(T0 + 60_000, (s, active) => planFires(s, T0 + 60_000, active));
+  return { store, firedDue: T0 + 60_000 };
+}
+
+describe.skipIf(!reachable)('semaforo migrate', { timeout: 120_000 }, () => {
+  let pg: PgDb;
+  beforeAll(() => {
+    pg = openPgDb(TARGET);
+  });
+  afterAll(async () => {
+    await pg.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+    await pg.close();
+  });
+
+  it('copies a queue whole, verified, and refuses to overwrite one unless told', async () => {
+    const file = path.join(tempDir(), 'queue.db');
+    const { store, firedDue } = await sourceQueue(file);
+    const before = await store.listTasks({ order: 'asc' });
+    const tasksBefore = await Promise.all(before.tasks.map((t) => store.getTask(t.id)));
+    const statsBefore = await store.stats(T0 + 100, 10);
+    const schedulesBefore = await store.schedules.list();
+    await store.close();
+
+    const out = await cli(['--json', 'migrate', '--from', file, '--to', TARGET]);
+    const report = json<{ copied: Record<string, number>; taskStatuses: Record<string, number> }>(out);
+    // 6 tasks and the schedule's; 5 attempts, a cancel and a priority change
+    expect(report.copied).toMatchObject({ tasks: 7, history: 7, groups: 2, schedules: 1, settings: 1 });
+    expect(report.taskStatuses).toEqual({
+      pending: 1,
+      running: 1,
+      retrying: 1,
+      done: 2,
+      failed: 1,
+      cancelled: 1,
+    });
+    expect(out.stderr).toContain('1 task(s) were running');
+
+    // Every task reads the same on PostgreSQL, history and all; so do the overview and the schedules.
+    for (const t of tasksBefore) expect(await reads.getTask(pg, t!.id)).toEqual(t);
+    expect(await reads.stats(pg, T0 + 100, 10)).toEqual(statsBefore);
+    expect(await settings(pg)).toEqual(statsBefore.settings);
+    const schedules = createPgScheduleStore(pg);
+    expect(await schedules.list()).toEqual(schedulesBefore);
+
+    // New tasks take ids above every id the file ever handed out, the purged one included.
+    const [next] = await pg.query<{ id: number }>(
+      "SELECT nextval(pg_get_serial_sequence('tasks', 'id')) AS id",
+    );
+    expect(next!.id).toBe(9);
+
+    // The due time fired before the move stays fired, even when set back to it.
+    await schedules.setEnabled('minutely', true, firedDue, T0 + 200);
+    expect((await schedules.fireDue(firedDue, (s, a) => planFires(s, firedDue, a))).taskIds).toEqual([]);
+    const again = await cli(['migrate', '--from', file, '--to', TARGET]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already holds a queue \(7 tasks.*--replace/);
+    const replaced = await cli(['migrate', '--from', file, '--to', TARGET, '--replace']);
+    expect(replaced.code).toBe(0);
+    expect(replaced.stdout).toContain('(replacing the queue it held); counts verified');
+    expect(replaced.stdout).toMatch(/tasks +7 \(/);
+    expect((await reads.listTasks(pg, {})).total).toBe(7);
+  });
+
+  it('says what is wrong with a missing file or a non-PostgreSQL target, and writes nothing', async () => {
+    const missing = path.join(tempDir(), 'nope.db');
+    const r1 = await cli(['migrate', '--from', missing, '--to', TARGET]);
+    expect([r1.code, r1.stderr.trim()]).toEqual([1, `semaforo: no queue file at ${missing}`]);
+    const r2 = await cli(['migrate', '--from', missing, '--to', '/tmp/other.db']);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toContain('--to: give a postgres:// URL');
+    const r3 = await cli(['migrate', '--from', missing]);
+    expect(r3.code).toBe(2);
+    expect(r3.stderr).toContain('--to: give the PostgreSQL queue');
+  });
+});
