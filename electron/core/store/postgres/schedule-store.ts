@@ -19,7 +19,7 @@ import { recurrenceOf, type DueSchedule, type FirePlan } from '../../schedule/pl
 import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../schedule-store.ts';
 import type { NewTask } from '../task-store.ts';
 import type { Db, Queryable } from './db.ts';
-import { insertScheduledTask } from './schedule-insert.ts';
+import { insertTasks } from './enqueue.ts';
 import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
 
 interface ScheduleRow {
@@ -237,13 +237,22 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
     runNow: (name, now) =>
       db.tx(async (q) => {
         const s = toSchedule(await byName(q, name));
-        const r = await insertScheduledTask(q, { ...taskFor(s, null, now), runAt: now }, now);
+        const [r] = await insertTasks(q, [{ ...taskFor(s, null, now), runAt: now }], now);
+        if (!r) throw new Error(`schedule "${name}": its task was not enqueued`);
         await q.query(ENQUEUED, [null, now, r.task.id, s.id]);
         q.changed();
         return { taskId: r.task.id, created: r.created };
       }),
 
-    fireDue: (now, plan) => db.tx((q) => fireDue(q, now, plan)),
+    fireDue: async (now, plan) => {
+      // Most calls find nothing due: one plain read answers them, without a transaction's round
+      // trips. Only a hint; the transaction decides again under its locks.
+      const [due] = await db.query('SELECT 1 FROM schedules WHERE enabled AND next_due_at <= $1 LIMIT 1', [
+        now,
+      ]);
+      if (!due) return { taskIds: [], schedules: 0 };
+      return db.tx((q) => fireDue(q, now, plan));
+    },
 
     nextDue: async () => {
       const [r] = await db.query<{ name: unknown; next_due_at: unknown }>(
@@ -304,13 +313,20 @@ async function fireDue(
          skipped_overlap = skipped_overlap + $3, updated_at = $4 WHERE id = $5`,
       [p.nextDueAt, p.droppedMissed, p.skippedOverlap, now, s.id],
     );
-    for (const dueAt of p.fire) {
-      const r = await insertScheduledTask(q, taskFor(s, dueAt, now), now);
+    // One insert for every due time to fire (a catch-up may have many).
+    const results = await insertTasks(
+      q,
+      p.fire.map((dueAt) => taskFor(s, dueAt, now)),
+      now,
+    );
+    let last = -1;
+    for (let i = 0; i < results.length; i++) {
       // Not created: this due time already has its task (the unique (schedule, due time) index).
-      if (!r.created) continue;
-      taskIds.push(r.task.id);
-      await q.query(ENQUEUED, [dueAt, now, r.task.id, s.id]);
+      if (!results[i]!.created) continue;
+      taskIds.push(results[i]!.task.id);
+      last = i;
     }
+    if (last >= 0) await q.query(ENQUEUED, [p.fire[last], now, results[last]!.task.id, s.id]);
   }
   if (rows.length > 0) q.changed();
   return { taskIds, schedules: rows.length };
