@@ -1,5 +1,6 @@
 /** `semaforo migrate`: copy a queue file into a PostgreSQL queue, verified, all or nothing. */
 import { Command } from 'commander';
+import { TASK_STATUSES } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import { copyQueue, type CopyReport } from '../../core/store/copy-queue.ts';
 import type { CliContext } from '../context.ts';
@@ -58,8 +59,8 @@ Example: semaforo migrate --from ~/queue.db --to postgres://me@db.local/semaforo
         `note: ${running} task(s) were running in ${from}; a worker on PostgreSQL takes them over once their leases expire\n`,
       );
     ctx.print(cmd, report, () => {
-      const statuses = Object.entries(report.taskStatuses)
-        .map(([s, n]) => `${s} ${n}`)
+      const statuses = TASK_STATUSES.filter((s) => report.taskStatuses[s])
+        .map((s) => `${s} ${report.taskStatuses[s]}`)
         .join(', ');
       const width = Math.max(...Object.values(LABELS).map((l) => l.length));
       return [
