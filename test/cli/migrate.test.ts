@@ -5,40 +5,18 @@
  * tasks never reuse an id, and a queue already there is not overwritten unless asked.
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { planFires } from '../../electron/core/schedule/plan.ts';
 import { openStore } from '../../electron/core/store/open-store.ts';
-import { openPgDb, type PgDb } from '../../electron/core/store/postgres/db.ts';
-import * as reads from '../../electron/core/store/postgres/reads.ts';
-import { settings } from '../../electron/core/store/postgres/queue-settings.ts';
-import { createPgScheduleStore } from '../../electron/core/store/postgres/schedule-store.ts';
 import type { TaskStore } from '../../electron/core/store/task-store.ts';
+import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
 import { A, claim, done, ended, finish, task } from '../conformance/shapes.ts';
 import { tempDir } from '../helpers.ts';
 import { cli, json } from './cli-helpers.ts';
 
-const SERVER = process.env.SEMAFORO_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SCHEMA = `migrate_test_${process.pid}`;
-const TARGET = `${SERVER}?schema=${SCHEMA}`;
+const SCHEMA = freshSchemaName('migrate');
+const TARGET = pgLocation(SCHEMA);
 const T0 = Date.parse('2026-12-01T00:00:00Z');
-
-async function serverAnswers(): Promise<boolean> {
-  const db = openPgDb(SERVER);
-  try {
-    await db.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await db.close();
-  }
-}
-
-const reachable = await serverAnswers();
-if (!reachable) {
-  if (process.env.CI === 'true') throw new Error(`no PostgreSQL answers at ${SERVER} (CI=true)`);
-  console.log(`skipped: semaforo migrate tests (no PostgreSQL at ${SERVER})`);
-}
 
 /** A queue file with a task in every status, a purged one, group limits, settings and a fired schedule. */
 async function sourceQueue(file: string): Promise<{ store: TaskStore; firedDue: number }> {
@@ -103,14 +81,11 @@ async function sourceQueue(file: string): Promise<{ store: TaskStore; firedDue: 
   return { store, firedDue: T0 + 60_000 };
 }
 
-describe.skipIf(!reachable)('semaforo migrate', { timeout: 120_000 }, () => {
-  let pg: PgDb;
-  beforeAll(() => {
-    pg = openPgDb(TARGET);
-  });
+describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
+  let pg: TaskStore;
   afterAll(async () => {
-    await pg.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-    await pg.close();
+    await pg?.close();
+    await dropSchema(SCHEMA);
   });
 
   it('copies a queue whole, verified, and refuses to overwrite one unless told', async () => {
@@ -137,29 +112,25 @@ describe.skipIf(!reachable)('semaforo migrate', { timeout: 120_000 }, () => {
     expect(out.stderr).toContain('1 task(s) were running');
 
     // Every task reads the same on PostgreSQL, history and all; so do the overview and the schedules.
-    for (const t of tasksBefore) expect(await reads.getTask(pg, t!.id)).toEqual(t);
-    expect(await reads.stats(pg, T0 + 100, 10)).toEqual(statsBefore);
-    expect(await settings(pg)).toEqual(statsBefore.settings);
-    const schedules = createPgScheduleStore(pg);
-    expect(await schedules.list()).toEqual(schedulesBefore);
-
+    pg = await openStore(TARGET);
+    for (const t of tasksBefore) expect(await pg.getTask(t!.id)).toEqual(t);
+    expect(await pg.stats(T0 + 100, 10)).toEqual(statsBefore);
+    expect(await pg.schedules.list()).toEqual(schedulesBefore);
     // New tasks take ids above every id the file ever handed out, the purged one included.
-    const [next] = await pg.query<{ id: number }>(
-      "SELECT nextval(pg_get_serial_sequence('tasks', 'id')) AS id",
-    );
-    expect(next!.id).toBe(9);
-
+    const [next] = await pg.enqueue([task({ name: 'new' })], T0 + 200);
+    expect(next!.task.id).toBe(9);
     // The due time fired before the move stays fired, even when set back to it.
-    await schedules.setEnabled('minutely', true, firedDue, T0 + 200);
-    expect((await schedules.fireDue(firedDue, (s, a) => planFires(s, firedDue, a))).taskIds).toEqual([]);
+    await pg.schedules.setEnabled('minutely', true, firedDue, T0 + 200);
+    expect((await pg.schedules.fireDue(firedDue, (s, a) => planFires(s, firedDue, a))).taskIds).toEqual([]);
+
     const again = await cli(['migrate', '--from', file, '--to', TARGET]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/already holds a queue \(7 tasks.*--replace/);
+    expect(again.stderr).toMatch(/already holds a queue \(8 tasks.*--replace/);
     const replaced = await cli(['migrate', '--from', file, '--to', TARGET, '--replace']);
     expect(replaced.code).toBe(0);
     expect(replaced.stdout).toContain('(replacing the queue it held); counts verified');
     expect(replaced.stdout).toMatch(/tasks +7 \(/);
-    expect((await reads.listTasks(pg, {})).total).toBe(7);
+    expect((await pg.listTasks({})).total).toBe(7);
   });
 
   it('says what is wrong with a missing file or a non-PostgreSQL target, and writes nothing', async () => {
