@@ -78,6 +78,8 @@ async function sourceQueue(file: string): Promise<{ store: TaskStore; firedDue: 
     T0,
   );
   await store.schedules.fireDue(T0 + 60_000, (s, active) => planFires(s, T0 + 60_000, active));
+  // Left waiting in the file's inbox (no write after it moved it into tasks): copied all the same.
+  await store.enqueue([task({ name: 'just enqueued' })], T0 + 70_000);
   return { store, firedDue: T0 + 60_000 };
 }
 
@@ -99,10 +101,10 @@ describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
 
     const out = await cli(['--json', 'migrate', '--from', file, '--to', TARGET]);
     const report = json<{ copied: Record<string, number>; taskStatuses: Record<string, number> }>(out);
-    // 6 tasks and the schedule's; 5 attempts, a cancel and a priority change
-    expect(report.copied).toMatchObject({ tasks: 7, history: 7, groups: 2, schedules: 1, settings: 1 });
+    // 6 tasks, the schedule's and the one in the inbox; 5 attempts, a cancel and a priority change
+    expect(report.copied).toMatchObject({ tasks: 8, history: 7, groups: 2, schedules: 1, settings: 1 });
     expect(report.taskStatuses).toEqual({
-      pending: 1,
+      pending: 2,
       running: 1,
       retrying: 1,
       done: 2,
@@ -118,19 +120,19 @@ describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
     expect(await pg.schedules.list()).toEqual(schedulesBefore);
     // New tasks take ids above every id the file ever handed out, the purged one included.
     const [next] = await pg.enqueue([task({ name: 'new' })], T0 + 200);
-    expect(next!.task.id).toBe(9);
+    expect(next!.task.id).toBe(10);
     // The due time fired before the move stays fired, even when set back to it.
     await pg.schedules.setEnabled('minutely', true, firedDue, T0 + 200);
     expect((await pg.schedules.fireDue(firedDue, (s, a) => planFires(s, firedDue, a))).taskIds).toEqual([]);
 
     const again = await cli(['migrate', '--from', file, '--to', TARGET]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/already holds a queue \(8 tasks.*--replace/);
+    expect(again.stderr).toMatch(/already holds a queue \(9 tasks.*--replace/);
     const replaced = await cli(['migrate', '--from', file, '--to', TARGET, '--replace']);
     expect(replaced.code).toBe(0);
     expect(replaced.stdout).toContain('(replacing the queue it held); counts verified');
-    expect(replaced.stdout).toMatch(/tasks +7 \(/);
-    expect((await pg.listTasks({})).total).toBe(7);
+    expect(replaced.stdout).toMatch(/tasks +8 \(/);
+    expect((await pg.listTasks({})).total).toBe(8);
   });
 
   it('says what is wrong with a missing file or a non-PostgreSQL target, and writes nothing', async () => {
