@@ -153,6 +153,40 @@ describe.each(backends)('operator actions on $name', (backend) => {
     });
   });
 
+  it('connections retrying the same failed tasks at once retry each one once', async () => {
+    const q = await freshQueue(backend);
+    const other = await q.connect();
+    await q.store.enqueue(tasks(6, { maxAttempts: 1 }), 0);
+    const claimed = await claim(q.store, A, 6, 10);
+    await finish(q.store, A, 20, ...claimed.map((c) => ended(c, 'failed', 'failed')));
+    const [mine, theirs] = await Promise.all([q.store.retryFailed({}, 30), other.retryFailed({}, 30)]);
+    expect([...mine!, ...theirs!].sort((a, b) => a - b)).toEqual(claimed.map((c) => c.task.id));
+    for (const c of claimed) {
+      const h = (await q.store.getTask(c.task.id))!.history;
+      expect(h.filter((e) => e.outcome === 'retried')).toHaveLength(1);
+    }
+  });
+
+  it('a cancel racing a claim either cancels the task or asks its new worker to stop it', async () => {
+    const q = await freshQueue(backend);
+    const other = await q.connect();
+    for (let round = 0; round < 10; round++) {
+      // the only claimable task: those of earlier rounds are cancelled or running
+      const [r] = await q.store.enqueue([task({ name: `r${round}` })], 0);
+      const id = r!.task.id;
+      const [cancelled, claimed] = await Promise.all([q.store.cancel([id], 5), claim(other, B, 1, 5)]);
+      const t = (await q.store.getTask(id))!;
+      if (claimed.length > 0) {
+        expect(claimed[0]!.task.id).toBe(id);
+        expect(cancelled).toEqual({ cancelled: [], requested: [id] });
+        expect(t).toMatchObject({ status: 'running', cancelRequested: true });
+      } else {
+        expect(cancelled).toEqual({ cancelled: [id], requested: [] });
+        expect(t.status).toBe('cancelled');
+      }
+    }
+  });
+
   it('purges finished tasks that ended before the cut-off, and nothing else', async () => {
     const { store } = await freshQueue(backend);
     const id = await oneOfEach(store); // everything that finished did at 20
