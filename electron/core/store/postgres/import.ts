@@ -46,7 +46,7 @@ export async function importIntoPg(
   source: QueueExport,
   options: ImportOptions,
 ): Promise<CopyReport> {
-  return db.tx(async (q) => {
+  const report = await db.tx(async (q) => {
     const held = await contentOf(q);
     const replaced = held.length > 0;
     if (replaced && !options.replace) throw new TargetNotEmptyError(location, held.join(', '));
@@ -67,6 +67,10 @@ export async function importIntoPg(
     q.changed();
     return { from: source.location, to: location, copied, taskStatuses, replaced };
   });
+  // Planner statistics now, not at autovacuum's leisure: without them a page of 100 pending
+  // tasks out of 50,000 took 48 ms instead of 3 (a bitmap scan of them all).
+  await db.query(`ANALYZE ${EXPORT_TABLES.join(', ')}, counts`);
+  return report;
 }
 
 async function contentOf(q: Queryable): Promise<string[]> {
