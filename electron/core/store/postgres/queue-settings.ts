@@ -35,13 +35,19 @@ const GROUPS = `SELECT g.name, g.concurrency, g.rate_limit, g.rate_period_ms, g.
             WHERE s.group_name = g.name AND s.started_at > $1::bigint - g.rate_period_ms) END AS rate_used
   FROM groups g WHERE $2::text IS NULL OR g.name = $2 ORDER BY g.name COLLATE "C"`;
 
-/** Every group as the faces see it, without its counts (the caller adds them). */
+/**
+ * Every group as the faces see it, without its counts (the caller adds them). The rate-window
+ * log and cool-downs are stamped on the database's clock (claim.ts): they are judged at `now`
+ * plus this host's `clockOffset` to it, and a cool-down's end is shown on the host's clock.
+ */
 export async function readGroups(
   q: Queryable,
   now: number,
   only: string | null = null,
+  clockOffset = 0,
 ): Promise<GroupInfo[]> {
-  const rows = await q.query<object>(GROUPS, [now, only]);
+  const queueNow = now + clockOffset;
+  const rows = await q.query<object>(GROUPS, [queueNow, only]);
   return rows.map((row) => {
     const g = groupRow(row);
     return {
@@ -53,7 +59,8 @@ export async function readGroups(
           : null,
       paused: g.paused,
       // a cool-down that has passed is no longer one
-      blockedUntil: g.blocked_until !== null && g.blocked_until > now ? g.blocked_until : null,
+      blockedUntil:
+        g.blocked_until !== null && g.blocked_until > queueNow ? g.blocked_until - clockOffset : null,
       counts: emptyCounts(),
       rateUsed: g.rate_used,
     };
@@ -143,13 +150,15 @@ export async function updateSettings(db: Db, update: SettingsUpdate): Promise<Qu
 /**
  * Writes the group's limits (creating its row), and returns the group with its counts. `now`
  * decides what GroupInfo shows (a cool-down only while it lasts, the starts in the rate window):
- * the contract's method has no time, so the store passes its clock, as SQLite's does.
+ * the contract's method has no time, so the store passes its clock, as SQLite's does (and its
+ * offset to the database's clock, see readGroups).
  */
 export async function updateGroup(
   db: Db,
   name: string,
   update: GroupUpdate,
   now: number,
+  clockOffset = 0,
 ): Promise<GroupInfo> {
   return db.tx(async (q) => {
     await q.query('INSERT INTO groups (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name]);
@@ -169,13 +178,18 @@ export async function updateGroup(
     // The log of starts only serves the limit: without one it would only grow.
     if (update.rate === null) await q.query('DELETE FROM group_starts WHERE group_name = $1', [name]);
     q.changed();
-    return groupWithCounts(q, name, now);
+    return groupWithCounts(q, name, now, clockOffset);
   });
 }
 
 /** One group as the faces see it, counts included. */
-export async function groupWithCounts(q: Queryable, name: string, now: number): Promise<GroupInfo> {
-  const [g] = await readGroups(q, now, name);
+export async function groupWithCounts(
+  q: Queryable,
+  name: string,
+  now: number,
+  clockOffset = 0,
+): Promise<GroupInfo> {
+  const [g] = await readGroups(q, now, name, clockOffset);
   if (!g) throw new Error(`groups row ${name} is missing`);
   const counts = await q.query<{ status: unknown; n: unknown }>(
     'SELECT status, n FROM counts WHERE group_name = $1',

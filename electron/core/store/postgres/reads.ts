@@ -113,11 +113,12 @@ export async function failedSince(db: Db, after: { at: number; id: number }, lim
   return rows.map((r) => toTask(r));
 }
 
-export async function stats(db: Db, now: number, recentFailures: number): Promise<Stats> {
+/** `clockOffset`: this host's to the database's clock, for the rate windows and cool-downs (readGroups). */
+export async function stats(db: Db, now: number, recentFailures: number, clockOffset = 0): Promise<Stats> {
   // Separate statements, read at once on the pool: each is consistent in itself (the counts are
   // one table kept in the same transaction as every change), as SQLite's are read.
   const [groups, counts, queue, failures] = await Promise.all([
-    readGroups(db, now),
+    readGroups(db, now, null, clockOffset),
     db.query<{ group_name: unknown; status: unknown; n: unknown }>(
       'SELECT group_name, status, n FROM counts',
     ),
