@@ -28,7 +28,12 @@ export type KnownDefect =
   /** retryFailed records its `retried` action with attempt 0, not the attempt count at the time (reads) */
   | 'retryFailedActionAttempt'
   /** listTasks' search ignores case for ASCII letters only (SQLite's LIKE): `élan` misses `Élan` (reads) */
-  | 'searchAsciiCaseOnly';
+  | 'searchAsciiCaseOnly'
+  /**
+   * retry / retryFailed of a task whose unique key an unfinished task holds again fail with
+   * SQLite's raw constraint error (a SqliteError, not a ConflictError naming the holder) (operator)
+   */
+  | 'retryHeldUniqueKey';
 
 /** A backend's connection: the store contract itself. */
 export type Store = TaskStore;
@@ -43,7 +48,7 @@ const sqlite: Backend = {
     };
   },
   connect: (location) => openStore(location, { watchIntervalMs: 10 }),
-  knownDefects: ['retryFailedActionAttempt', 'searchAsciiCaseOnly'],
+  knownDefects: ['retryFailedActionAttempt', 'searchAsciiCaseOnly', 'retryHeldUniqueKey'],
 };
 
 export const backends: Backend[] = pgAvailable ? [sqlite, postgresBackend] : [sqlite];

@@ -5,7 +5,7 @@
  * it decides about (in id order, so two operators cannot deadlock), so a worker finishing one
  * meanwhile cannot slip between the decision and the write.
  */
-import { FINISHED_STATUSES, type Task, type TaskStatus } from '../../../../shared/domain.ts';
+import { ACTIVE_STATUSES, FINISHED_STATUSES, type Task, type TaskStatus } from '../../../../shared/domain.ts';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
 import type { RetryFilter } from '../../../../shared/schemas.ts';
 import {
@@ -18,31 +18,33 @@ import {
 } from '../../policy/task-rules.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
 import type { Db, Queryable } from './db.ts';
-import { INT, TEXT, rowChecker, toTask } from './rows.ts';
+import { INT, TEXT, orNull, rowChecker, toTask } from './rows.ts';
 
 interface Locked {
   id: number;
   /** as stored; a status this version does not know is on no edge, so every rule refuses it */
   status: TaskStatus;
   attempts: number;
+  unique_key: string | null;
 }
 
-const lockedRow = rowChecker<{ id: number; status: string; attempts: number }>('tasks', {
-  id: INT,
-  status: TEXT,
-  attempts: INT,
-});
+const lockedRow = rowChecker<{ id: number; status: string; attempts: number; unique_key: string | null }>(
+  'tasks',
+  { id: INT, status: TEXT, attempts: INT, unique_key: orNull(TEXT) },
+);
+
+const LOCKED_COLUMNS = 'id, status, attempts, unique_key';
 
 /** The rows of `ids` that exist, locked until the transaction ends. */
 async function lock(q: Queryable, ids: readonly number[]): Promise<Map<number, Locked>> {
   const rows = await q.query<object>(
-    'SELECT id, status, attempts FROM tasks WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE',
+    `SELECT ${LOCKED_COLUMNS} FROM tasks WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
     [[...new Set(ids)]],
   );
   return new Map(
     rows.map((row) => {
       const r = lockedRow(row);
-      return [r.id, { id: r.id, status: r.status as TaskStatus, attempts: r.attempts }];
+      return [r.id, { ...r, status: r.status as TaskStatus }];
     }),
   );
 }
@@ -70,6 +72,38 @@ async function recordActions(
   );
 }
 
+/**
+ * A unique key is held only while its task is unfinished: a task whose key another unfinished
+ * task took meanwhile cannot come back. Returns a check that gives the holder of a candidate's key
+ * (another task's id), or null, and notes the key as taken once the candidate is retried.
+ */
+async function keyHolders(
+  q: Queryable,
+  candidates: readonly Locked[],
+): Promise<{ holder(t: Locked): number | null; take(t: Locked): void }> {
+  const keyed = candidates.filter((t) => t.unique_key !== null);
+  const held = new Map<string, number>();
+  if (keyed.length > 0) {
+    const rows = await q.query<{ id: number; unique_key: string }>(
+      `SELECT id, unique_key FROM tasks WHERE unique_key = ANY($1::text[]) AND status = ANY($2::text[])`,
+      [keyed.map((t) => t.unique_key), ACTIVE_STATUSES],
+    );
+    for (const r of rows) held.set(r.unique_key, r.id);
+  }
+  return {
+    holder: (t) => {
+      const h = t.unique_key === null ? undefined : held.get(t.unique_key);
+      return h === undefined || h === t.id ? null : h;
+    },
+    take: (t) => {
+      if (t.unique_key !== null) held.set(t.unique_key, t.id);
+    },
+  };
+}
+
+const heldMessage = (t: Locked, holder: number) =>
+  `task ${t.id} cannot be retried: its unique key "${t.unique_key}" is held by task ${holder}, which has not finished`;
+
 /** Back to pending from scratch; any worker may run a retry (a reservation is dropped). */
 const RETRY = `UPDATE tasks SET status = '${TRANSITIONS.retryByUser.to}', attempts = 0, retry_after_count = 0,
     run_at = $2, finished_at = NULL, cancel_requested = false,
@@ -79,15 +113,19 @@ const RETRY = `UPDATE tasks SET status = '${TRANSITIONS.retryByUser.to}', attemp
 export async function retry(db: Db, ids: readonly number[], now: number): Promise<number[]> {
   return db.tx(async (q) => {
     const rows = await lock(q, ids);
+    const keys = await keyHolders(q, [...rows.values()]);
     const out: { id: number; attempts: number }[] = [];
     for (const id of ids) {
       const row = mustExist(rows, id);
       const verdict = retryVerdict(id, row.status);
       if (verdict.action === 'skip') continue;
       if (verdict.action === 'refuse') throw new ConflictError(verdict.reason);
+      const holder = keys.holder(row);
+      if (holder !== null) throw new ConflictError(heldMessage(row, holder));
+      keys.take(row);
       out.push({ id, attempts: row.attempts });
       // as it is now, for the same id named again
-      rows.set(id, { id, status: TRANSITIONS.retryByUser.to, attempts: 0 });
+      rows.set(id, { ...row, status: TRANSITIONS.retryByUser.to, attempts: 0 });
     }
     if (out.length === 0) return [];
     await q.query(RETRY, [out.map((o) => o.id), now, RETRYABLE_STATUSES]);
@@ -100,15 +138,23 @@ export async function retry(db: Db, ids: readonly number[], now: number): Promis
 export async function retryFailed(db: Db, filter: RetryFilter, now: number): Promise<number[]> {
   return db.tx(async (q) => {
     const rows = await q.query<object>(
-      `SELECT id, status, attempts FROM tasks
+      `SELECT ${LOCKED_COLUMNS} FROM tasks
        WHERE status = 'failed' AND ($1::text IS NULL OR group_name = $1) AND ($2::text IS NULL OR kind = $2)
        ORDER BY id FOR UPDATE`,
       [filter.group ?? null, filter.kind ?? null],
     );
-    // The policy decides even here: a failed task is retryable today, but the rule is its.
-    const out = rows
-      .map(lockedRow)
-      .filter((r) => retryVerdict(r.id, r.status as TaskStatus).action === 'retry');
+    const failed = rows.map((row) => {
+      const r = lockedRow(row);
+      return { ...r, status: r.status as TaskStatus };
+    });
+    const keys = await keyHolders(q, failed);
+    // The policy decides even here: a failed task is retryable today, but the rule is its. One
+    // whose unique key is held again stays failed (the others go on): it is not in the answer.
+    const out = failed.filter((r) => {
+      if (retryVerdict(r.id, r.status).action !== 'retry' || keys.holder(r) !== null) return false;
+      keys.take(r);
+      return true;
+    });
     if (out.length === 0) return [];
     await q.query(RETRY, [out.map((o) => o.id), now, RETRYABLE_STATUSES]);
     // The attempt count at the time, as `retry` records it (SQLite's store records 0).
