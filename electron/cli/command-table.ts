@@ -112,7 +112,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   migrate: {
     term: 'migrate [options]',
     summary:
-      'copy a queue file into a PostgreSQL queue (tasks, history, groups, settings, schedules), verified',
+      'copy a queue file (tasks, history, groups, settings, schedules) into a PostgreSQL queue, and verify the counts',
     load: async (ctx) => (await import('./commands/migrate.ts')).migrateCommand(ctx),
   },
   where: {
