@@ -135,7 +135,10 @@ describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
     expect((await pg.listTasks({})).total).toBe(8);
   });
 
-  it('says what is wrong with a missing file or a non-PostgreSQL target, and writes nothing', async () => {
+  it('has help, and says what is wrong with a missing file or a non-PostgreSQL target', async () => {
+    const help = await cli(['migrate', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--from <file>[\s\S]*--to <url>[\s\S]*--replace[\s\S]*one transaction/);
     const missing = path.join(tempDir(), 'nope.db');
     const r1 = await cli(['migrate', '--from', missing, '--to', TARGET]);
     expect([r1.code, r1.stderr.trim()]).toEqual([1, `semaforo: no queue file at ${missing}`]);
