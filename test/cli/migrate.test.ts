@@ -45,7 +45,8 @@ async function sourceQueue(file: string): Promise<{ store: TaskStore; firedDue: 
     T0 + 20,
     done(first!),
     done(ok!, '{"ok":true}', 'all fine'),
-    ended(bad!, 'failed', 'failed', { error: 'boom', output: 'stack' }),
+    // a NUL, which SQLite keeps and PostgreSQL text cannot
+    ended(bad!, 'failed', 'failed', { error: 'boom', output: 'binary\0out' }),
     ended(again!, 'retrying', 'retry', { runAt: T0 + 60_000 }),
   );
   await store.cancel([6], T0 + 25);
@@ -115,7 +116,12 @@ describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
 
     // Every task reads the same on PostgreSQL, history and all; so do the overview and the schedules.
     pg = await openStore(TARGET);
-    for (const t of tasksBefore) expect(await pg.getTask(t!.id)).toEqual(t);
+    const storable = (text: string | null) => text?.replaceAll('\0', '\uFFFD') ?? null;
+    for (const t of tasksBefore) {
+      const history = t!.history.map((h) => ({ ...h, output: storable(h.output) }));
+      expect(await pg.getTask(t!.id)).toEqual({ ...t, history });
+    }
+    expect(tasksBefore.flatMap((t) => t!.history).some((h) => h.output === 'binary\0out')).toBe(true);
     expect(await pg.stats(T0 + 100, 10)).toEqual(statsBefore);
     expect(await pg.schedules.list()).toEqual(schedulesBefore);
     // New tasks take ids above every id the file ever handed out, the purged one included.

@@ -122,13 +122,21 @@ async function copyTable(
   return done;
 }
 
+/**
+ * PostgreSQL text cannot hold NUL, which SQLite text can (a handler's output of binary bytes):
+ * it becomes U+FFFD, as would any lone surrogate, rather than failing the whole copy.
+ */
+function storable(_key: string, v: unknown): unknown {
+  return typeof v === 'string' ? v.replaceAll('\0', '\uFFFD').toWellFormed() : v;
+}
+
 /** The page as JSON arrays of at most BATCH_CHARS (a single larger row goes alone). */
 function bySize(page: readonly ExportRow[]): string[] {
   const out: string[] = [];
   let parts: string[] = [];
   let size = 0;
   for (const row of page) {
-    const text = JSON.stringify(row);
+    const text = JSON.stringify(row, storable);
     if (parts.length > 0 && size + text.length > BATCH_CHARS) {
       out.push(`[${parts.join(',')}]`);
       parts = [];
