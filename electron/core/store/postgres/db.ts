@@ -7,6 +7,7 @@
  * to have the transaction's commit wake the queue's watchers (a NOTIFY sent inside a transaction
  * is delivered at its commit, and not at all on rollback).
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { toPgStorageError } from './pg-errors.ts';
 import { parsePgLocation, type PgLocation } from './location.ts';
@@ -51,6 +52,8 @@ export class PgDb implements Db {
   readonly location: string;
   /** the NOTIFY channel of this queue (one per schema, so queues sharing a database stay apart) */
   readonly channel: string;
+  /** this Db's NOTIFY payload, so its own listener can tell its own commits from others' */
+  readonly origin = randomUUID();
   private readonly pool: pg.Pool;
   private readonly config: pg.ClientConfig;
   private closed = false;
@@ -100,7 +103,7 @@ export class PgDb implements Db {
   }
 
   async notifyNow(): Promise<void> {
-    await this.query('SELECT pg_notify($1, $2)', [this.channel, '']);
+    await this.query('SELECT pg_notify($1, $2)', [this.channel, this.origin]);
   }
 
   async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
@@ -134,7 +137,7 @@ export class PgDb implements Db {
     try {
       await client.query('BEGIN');
       const out = await fn(q);
-      if (changed) await client.query('SELECT pg_notify($1, $2)', [this.channel, '']);
+      if (changed) await client.query('SELECT pg_notify($1, $2)', [this.channel, this.origin]);
       await client.query('COMMIT');
       return out;
     } catch (e) {
@@ -150,7 +153,7 @@ export class PgDb implements Db {
     }
   }
 
-  translate(e: unknown): Error {
+  translate(e: unknown): unknown {
     return toPgStorageError(e, this.location);
   }
 

@@ -1,12 +1,14 @@
 /**
  * `watch` for the PostgreSQL store: one LISTEN connection of its own (a pooled one would be
- * handed to queries), open only while someone listens. Every write transaction that changed the
+ * handed to queries), made when the store opens, so a commit made right after `watch` returns
+ * is heard (a connection made on the first `watch` would miss what commits meanwhile). Every write transaction that changed the
  * queue NOTIFYs at its commit (db.ts); a notification from this store's own Db is skipped, as
  * SQLite's data_version skips the connection's own commits. Calls are coalesced: a burst of
  * commits read in one go calls each listener once.
  *
- * A lost connection (server restart, pg_terminate_backend) is made again with backoff; once it
- * is back every listener is called once, since commits made meanwhile were not heard.
+ * A lost connection (server restart, pg_terminate_backend) is made again with backoff, told
+ * once per distinct failure; once it is back every listener is called once, since commits made
+ * meanwhile were not heard.
  */
 import type pg from 'pg';
 import type { PgDb } from './db.ts';
@@ -32,13 +34,34 @@ export class PgListener {
     this.onError = onError;
   }
 
+  /** Makes the LISTEN connection; rejects (with a StorageError) if it cannot. */
+  async start(): Promise<void> {
+    const client = await this.db.connectClient();
+    try {
+      await this.listenOn(client);
+    } catch (e) {
+      client.removeAllListeners();
+      client.on('error', () => {});
+      await client.end().catch(() => {});
+      throw this.db.translate(e);
+    }
+    this.client = client;
+  }
+
   watch(listener: () => void): () => void {
     this.listeners.add(listener);
-    if (this.client === null && !this.connecting) void this.connect(false);
     return () => {
       this.listeners.delete(listener);
-      if (this.listeners.size === 0) this.disconnect();
     };
+  }
+
+  private async listenOn(client: pg.Client): Promise<void> {
+    client.on('notification', (msg) => {
+      if (msg.payload !== this.db.origin) this.schedule();
+    });
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    await client.query(`LISTEN "${this.db.channel}"`);
   }
 
   /** Resolves once a LISTEN connection is up (now, if it is). */
@@ -47,30 +70,26 @@ export class PgListener {
     return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
-  private async connect(again: boolean): Promise<void> {
+  private async connect(): Promise<void> {
     this.connecting = true;
     let client: pg.Client | null = null;
     try {
       client = await this.db.connectClient();
-      client.on('notification', (msg) => {
-        if (msg.payload !== this.db.origin) this.schedule();
-      });
-      client.on('error', () => this.lost(client!));
-      client.on('end', () => this.lost(client!));
-      await client.query(`LISTEN "${this.db.channel}"`);
+      await this.listenOn(client);
     } catch (e) {
       if (client) {
         client.removeAllListeners();
+        client.on('error', () => {});
         void client.end().catch(() => {});
       }
       this.connecting = false;
-      if (this.closed || this.listeners.size === 0) return;
+      if (this.closed) return;
       this.onError(`cannot listen for changes on ${this.db.location}: ${(e as Error).message}; trying again`);
-      this.retryLater(again || true);
+      this.retryLater();
       return;
     }
     this.connecting = false;
-    if (this.closed || this.listeners.size === 0) {
+    if (this.closed) {
       client.removeAllListeners();
       void client.end().catch(() => {});
       return;
@@ -79,25 +98,27 @@ export class PgListener {
     this.retryMs = FIRST_RETRY_MS;
     for (const w of this.readyWaiters.splice(0)) w();
     // What was committed while no one listened was not heard: have the caller read again.
-    if (again) this.schedule();
+    this.schedule();
   }
 
   private lost(client: pg.Client): void {
     if (this.client !== client) return;
     client.removeAllListeners();
+    client.on('error', () => {}); // a late socket error of the dead connection
+    void client.end().catch(() => {});
     this.client = null;
-    if (this.closed || this.listeners.size === 0) return;
-    this.retryLater(true);
+    if (this.closed) return;
+    this.onError(`lost the connection listening for changes on ${this.db.location}; reconnecting`);
+    this.retryLater();
   }
 
-  private retryLater(again: boolean): void {
+  private retryLater(): void {
     if (this.retryTimer !== null) return;
     const wait = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      if (!this.closed && this.listeners.size > 0 && this.client === null && !this.connecting)
-        void this.connect(again);
+      if (!this.closed && this.client === null && !this.connecting) void this.connect();
     }, wait);
     this.retryTimer.unref();
   }
@@ -107,6 +128,7 @@ export class PgListener {
     this.callScheduled = true;
     setImmediate(() => {
       this.callScheduled = false;
+      if (this.closed) return;
       for (const l of [...this.listeners]) l();
     });
   }

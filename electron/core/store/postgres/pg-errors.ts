@@ -1,9 +1,10 @@
 /**
  * What a PostgreSQL failure means to the user, in one line naming the queue's location (without
  * its password). Server conditions come as SQLSTATE codes; a connection that cannot be made comes
- * as a Node errno. A programming error (a constraint the store relies on, bad SQL) is still a
- * StorageError, with the server's words, so every error of the store has one shape.
+ * as a Node errno or in pg's own words. A server error of any kind (a constraint the store relies
+ * on, bad SQL) becomes a StorageError with the server's words; the store's own errors pass.
  */
+import pg from 'pg';
 import { StorageError, type StorageCondition } from '../../errors.ts';
 
 /** The condition and the line to show for a code (SQLSTATE or errno). */
@@ -39,20 +40,24 @@ export function classifyPgError(
   return { condition: 'io', message: `${at} failed: ${original}` };
 }
 
-export function toPgStorageError(e: unknown, location: string): Error {
-  if (e instanceof StorageError) return e;
-  if (!(e instanceof Error)) return new StorageError(`${location}: ${String(e)}`, 'unknown', 'io', location);
-  if (e.name === 'SchemaTooNewError') return e;
-  const code = 'code' in e && typeof e.code === 'string' ? e.code : timeoutCode(e.message);
-  const { condition, message } = classifyPgError(code, location, e.message || code);
-  const err = new StorageError(message, code, condition, location);
+/** pg's own words for a connection that failed or went away (it gives them no code). */
+const CONNECTION_WORDS =
+  /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect|Connection closed/i;
+
+/**
+ * A failure of the database or of the connection to it, as a StorageError; anything else (the
+ * store's own NotFoundError, ConflictError, a validation error) is passed on as it is.
+ */
+export function toPgStorageError(e: unknown, location: string): unknown {
+  if (e instanceof StorageError || !(e instanceof Error)) return e;
+  const code = 'code' in e && typeof e.code === 'string' ? e.code : null;
+  const fromServer = e instanceof pg.DatabaseError;
+  const fromSocket = code !== null && /^E[A-Z]+$/.test(code);
+  const words = !fromServer && !fromSocket && CONNECTION_WORDS.test(e.message);
+  if (!fromServer && !fromSocket && !words) return e;
+  const c = code ?? (/timeout/i.test(e.message) ? 'ETIMEDOUT' : 'ECONNRESET');
+  const { condition, message } = classifyPgError(c, location, e.message || c);
+  const err = new StorageError(message, c, condition, location);
   err.cause = e;
   return err;
-}
-
-/** pg reports a connect timeout and an ended connection by message only. */
-function timeoutCode(message: string): string {
-  if (/timeout/i.test(message)) return 'ETIMEDOUT';
-  if (/terminated|ended|not queryable|Connection closed/i.test(message)) return 'ECONNRESET';
-  return 'unknown';
 }

@@ -38,7 +38,9 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     await migratePg(db);
     const hostClock = options.hostClock ?? Date.now;
     const offset = await measureClockOffset(db, hostClock);
-    return new PgTaskStore(db, offset, hostClock, options.onBackgroundError);
+    const listener = new PgListener(db, onceEach(options.onBackgroundError));
+    await listener.start();
+    return new PgTaskStore(db, listener, offset, hostClock);
   } catch (e) {
     await db.close().catch(() => {});
     throw db.translate(e);
@@ -63,13 +65,13 @@ class PgTaskStore implements TaskStore {
   /** this host's clock to the database's, ms (pg-clock.ts) */
   private clockOffset: number;
 
-  constructor(db: PgDb, clockOffset: number, hostClock: () => number, onError?: (message: string) => void) {
+  constructor(db: PgDb, listener: PgListener, clockOffset: number, hostClock: () => number) {
     this.db = db;
     this.location = db.location;
     this.clockOffset = clockOffset;
     this.hostClock = hostClock;
     this.schedules = createPgScheduleStore(db);
-    this.listener = new PgListener(db, onceEach(onError));
+    this.listener = listener;
   }
 
   enqueue: TaskStore['enqueue'] = (tasks, now) =>
