@@ -1,0 +1,152 @@
+/**
+ * What the PostgreSQL store promises beyond the conformance suite: a watcher that hears commits
+ * again after its connection is cut, queues in one database kept apart by their schema, limits
+ * that hold when one host's clock runs minutes ahead, and a schema made once by processes that
+ * start together. Real PostgreSQL (test/conformance/pg-backend.ts says where, or skips).
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SchemaTooNewError, StorageError } from '../../electron/core/errors.ts';
+import { openPgStore, type PgStoreOptions } from '../../electron/core/store/postgres/pg-store.ts';
+import type { TaskStore } from '../../electron/core/store/task-store.ts';
+import {
+  dropSchema,
+  freshSchemaName,
+  pgAvailable,
+  pgLocation,
+  PG_TEST_URL,
+} from '../conformance/pg-backend.ts';
+import { A, B, claim, ended, LEASE_MS, task, tasks } from '../conformance/shapes.ts';
+import { waitFor } from '../helpers.ts';
+
+const stores: TaskStore[] = [];
+const schemas: string[] = [];
+
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const name of schemas.splice(0)) await dropSchema(name);
+});
+
+function newSchema(): string {
+  const name = freshSchemaName('pgstore');
+  schemas.push(name);
+  return name;
+}
+
+async function open(schema: string, options: PgStoreOptions = {}): Promise<TaskStore> {
+  const s = await openPgStore(pgLocation(schema), options);
+  stores.push(s);
+  return s;
+}
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: PG_TEST_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+const MINUTES_AHEAD = 5 * 60_000;
+
+describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
+  it('hears commits again after its LISTEN connection is cut, and has the caller read once', async () => {
+    const schema = newSchema();
+    const errors: string[] = [];
+    const watcher = await open(schema, { onBackgroundError: (m) => errors.push(m) });
+    const writer = await open(schema);
+    let calls = 0;
+    watcher.watch(() => calls++);
+    await writer.updateSettings({ retentionDays: 9 });
+    await waitFor(() => calls === 1, 'the first commit');
+
+    // Every listener of this queue (the watcher's and the writer's) is cut by the server.
+    const cut = await admin(async (c) => {
+      const r = await c.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()`,
+        [`LISTEN "semaforo.${schema}"`],
+      );
+      return r.rowCount;
+    });
+    expect(cut).toBe(2);
+    // Back, it calls once without any commit: what was committed while it was away went unheard.
+    await waitFor(() => calls === 2, 'the call after reconnecting');
+    await writer.updateSettings({ retentionDays: 8 });
+    await waitFor(() => calls === 3, 'a commit after reconnecting');
+    expect(errors).toEqual([expect.stringContaining('lost the connection listening for changes')]);
+    expect(errors[0]).not.toContain('password');
+  });
+
+  it('keeps two queues in one database apart by their schema', async () => {
+    const [one, two] = [await open(newSchema()), await open(newSchema())];
+    const twoElsewhere = await open(schemas[1]!);
+    let heard = 0;
+    two.watch(() => heard++);
+    await one.enqueue(tasks(3), 0);
+    await one.updateSettings({ globalConcurrency: 7 });
+    expect((await two.stats(0, 5)).counts.pending).toBe(0);
+    expect(await claim(two, A, 10, 10)).toEqual([]);
+    expect((await two.settings()).globalConcurrency).not.toBe(7);
+    // Only its own queue's commit reaches the watcher of `two`.
+    await twoElsewhere.updateSettings({ retentionDays: 3 });
+    await waitFor(() => heard >= 1, "the own queue's commit");
+    expect(heard).toBe(1);
+    expect(await claim(one, A, 10, 10)).toHaveLength(3);
+    expect(one.location).toContain(`schema=${schemas[0]}`);
+  });
+
+  it('holds a rate limit and a Retry-After cool-down when one host runs minutes ahead', async () => {
+    const schema = newSchema();
+    const ahead = () => Date.now() + MINUTES_AHEAD;
+    const onTime = await open(schema);
+    const skewed = await open(schema, { hostClock: ahead });
+    await onTime.updateSettings({ globalConcurrency: 50 });
+    await onTime.updateGroup('api', { rate: { limit: 2, periodMs: 60_000 } });
+    await onTime.enqueue(tasks(6, { group: 'api' }), 0);
+
+    expect(await claim(onTime, A, 10, Date.now())).toHaveLength(2);
+    // By its own clock the on-time host's starts are five minutes old, out of any 60 s window;
+    // judged on the database's clock they are not, and nothing more starts.
+    const out = await skewed.tick({ now: ahead, worker: B, leaseMs: LEASE_MS, finishes: [], claimMax: 10 });
+    expect(out.claimed).toEqual([]);
+    // It is told to come back when the window frees, on its own clock.
+    expect(out.nextWakeAt).toBeGreaterThan(ahead() + 50_000);
+    expect((await onTime.stats(Date.now(), 0)).counts.running).toBe(2);
+
+    // A vendor's Retry-After seen by the on-time host holds for the host ahead too.
+    await onTime.updateGroup('vendor', {});
+    await onTime.enqueue([task({ name: 'v1', group: 'vendor' }), task({ name: 'v2', group: 'vendor' })], 0);
+    const [v1] = await claim(onTime, A, 1, Date.now(), { kinds: ['sleep'] }).then((c) =>
+      c.filter((x) => x.task.group === 'vendor'),
+    );
+    expect(v1).toBeDefined();
+    await onTime.tick({
+      now: () => Date.now(),
+      worker: A,
+      leaseMs: LEASE_MS,
+      claimMax: 0,
+      finishes: [ended(v1!, 'retrying', 'retry-after', { runAt: 0, blockGroupUntil: Date.now() + 30_000 })],
+    });
+    const later = await skewed.tick({ now: ahead, worker: B, leaseMs: LEASE_MS, finishes: [], claimMax: 10 });
+    expect(later.claimed.map((c) => c.task.group)).not.toContain('vendor');
+  });
+
+  it('creates the schema once when processes start together, and refuses a newer one', async () => {
+    const schema = newSchema();
+    const opened = await Promise.all([open(schema), open(schema), open(schema)]);
+    await opened[0]!.enqueue(tasks(2), 0);
+    expect((await opened[2]!.stats(0, 0)).counts.pending).toBe(2);
+    await admin((c) => c.query(`UPDATE ${schema}.schema_version SET version = version + 1`));
+    await expect(openPgStore(pgLocation(schema))).rejects.toBeInstanceOf(SchemaTooNewError);
+  });
+
+  it('names the server without its password when it cannot be reached', async () => {
+    const err: unknown = await openPgStore('postgres://postgres:s3cret@127.0.0.1:9/test').catch((e) => e);
+    expect(err).toBeInstanceOf(StorageError);
+    expect((err as StorageError).condition).toBe('cannot-open');
+    expect((err as StorageError).message).toContain('postgres://postgres@127.0.0.1:9/test');
+    expect((err as StorageError).message).not.toContain('s3cret');
+  });
+});
