@@ -142,6 +142,22 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     await expect(openPgStore(pgLocation(schema))).rejects.toBeInstanceOf(SchemaTooNewError);
   });
 
+  it('takes fractional times (a Retry-After of 1.5 s), waiting no less than asked', async () => {
+    const store = await open(newSchema());
+    await store.enqueue([task({ name: 'f', group: 'api', runAt: 0.5 })], 0.25);
+    const [c] = await claim(store, A, 1, 10.4);
+    expect(c!.task.startedAt).toBe(10);
+    await store.tick({
+      now: () => 20.6,
+      worker: A,
+      leaseMs: LEASE_MS,
+      claimMax: 0,
+      finishes: [ended(c!, 'retrying', 'retry-after', { runAt: 1500.5, blockGroupUntil: 1500.5 })],
+    });
+    expect(await claim(store, A, 1, 1500)).toEqual([]);
+    expect(await claim(store, A, 1, 1501)).toHaveLength(1);
+  });
+
   it('names the server without its password when it cannot be reached', async () => {
     const err: unknown = await openPgStore('postgres://postgres:s3cret@127.0.0.1:9/test').catch((e) => e);
     expect(err).toBeInstanceOf(StorageError);

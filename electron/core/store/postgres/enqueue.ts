@@ -9,6 +9,7 @@
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
 import type { Queryable } from './db.ts';
+import { atMs, untilMs } from './pg-clock.ts';
 import { toTask } from './rows.ts';
 
 const ACTIVE = ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ');
@@ -21,7 +22,7 @@ const COLUMNS: readonly [column: string, type: string, value: (t: NewTask) => un
   ['priority', 'bigint', (t) => t.priority],
   ['payload', 'text', (t) => t.payload.toWellFormed()],
   ['max_attempts', 'bigint', (t) => t.maxAttempts],
-  ['run_at', 'bigint', (t) => t.runAt],
+  ['run_at', 'bigint', (t) => untilMs(t.runAt)],
   ['timeout_ms', 'bigint', (t) => t.timeout],
   ['unique_key', 'text', (t) => t.unique],
   ['reserved_for', 'text', (t) => t.reservedFor?.id ?? null],
@@ -96,7 +97,7 @@ export async function insertTasks(
   for (let round = 0; pending.length > 0; round++) {
     const batch = pending.map((i) => tasks[i]!);
     const params: unknown[] = COLUMNS.map(([, , value]) => batch.map(value));
-    params.push(now);
+    params.push(atMs(now));
     const rows = await q.query<{ id: number } & Record<string, unknown>>(INSERT, params);
     rows.sort((a, b) => a.id - b.id);
     const byKey = new Map<string, object>();

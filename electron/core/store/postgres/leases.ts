@@ -17,6 +17,7 @@ import {
 } from '../../policy/task-rules.ts';
 import type { LeaseHolder, RenewResult, WorkerIdentity } from '../task-store.ts';
 import type { Db, Queryable } from './db.ts';
+import { atMs, untilMs } from './pg-clock.ts';
 
 const WAITING = CANCEL_NOW_STATUSES.map((s) => `'${s}'`).join(', ');
 
@@ -46,7 +47,8 @@ interface OwnerRow {
   latest: number | null;
 }
 
-async function endLease(q: Queryable, id: number, now: number, end: LeaseEnd): Promise<void> {
+async function endLease(q: Queryable, id: number, at: number, end: LeaseEnd): Promise<void> {
+  const now = atMs(at);
   await q.query(END_LEASE, [
     now,
     end.status,
@@ -70,7 +72,8 @@ export async function renewLeases(
     // even when the wall clock stood still or stepped back onto the same millisecond.
     const [row] = await q.query<{ latest: number | null }>(LATEST, [worker.id]);
     const latest = row?.latest ?? null;
-    const until = now + leaseMs === latest ? latest + 1 : now + leaseMs;
+    const next = untilMs(now + leaseMs);
+    const until = latest !== null && next === latest ? latest + 1 : next;
     const held = await q.query<{ id: number; cancel_requested: boolean }>(
       `UPDATE tasks SET lease_expires_at = $1 WHERE lease_owner = $2 AND status = 'running'
        RETURNING id, cancel_requested`,
@@ -86,9 +89,10 @@ export async function renewLeases(
 
 export async function reclaimLost(
   db: Db,
-  now: number,
+  at: number,
   isLost: (owner: LeaseHolder) => boolean,
 ): Promise<number[]> {
+  const now = atMs(at);
   // Cheap reads first: the usual answer is "nothing to do" and needs no transaction.
   const lost = (await db.query<OwnerRow>(RUNNING_OWNERS)).filter(
     (o) =>
@@ -151,9 +155,10 @@ export async function releaseLeases(
   db: Db,
   worker: WorkerIdentity,
   taskIds: readonly number[],
-  now: number,
+  at: number,
 ): Promise<number[]> {
   if (taskIds.length === 0) return [];
+  const now = atMs(at);
   const end = RELEASED_LEASE_END;
   return db.tx(async (q) => {
     const released: number[] = [];

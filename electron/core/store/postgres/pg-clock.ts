@@ -21,3 +21,11 @@ export async function measureClockOffset(db: Db, hostClock: () => number): Promi
   const offset = Math.round(row!.at - (before + after) / 2);
   return Math.abs(offset) < SKEW_MS ? 0 : offset;
 }
+
+/**
+ * A time as the bigint columns hold it. The contract's times are numbers, and a fractional one
+ * (a Retry-After of 1.5 s from a header, a clock read from performance.now) would be refused by
+ * the server; a moment is rounded, a time to wait until is rounded up, so no wait gets shorter.
+ */
+export const atMs = (t: number): number => Math.round(t);
+export const untilMs = (t: number): number => Math.ceil(t);

@@ -13,6 +13,7 @@ import { isFinished } from '../../policy/task-rules.ts';
 import type { Finish, TickInput, TickOutput, WorkerIdentity } from '../task-store.ts';
 import { claimReady } from './claim.ts';
 import type { Queryable } from './db.ts';
+import { atMs, untilMs } from './pg-clock.ts';
 
 type DoneFinish = Extract<Finish, { status: 'done' }>;
 type FailedFinish = Exclude<Finish, { status: 'done' }>;
@@ -50,14 +51,14 @@ export async function tick(
   clockOffset: number,
 ): Promise<TickOutput> {
   await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [claimLockKey(schema)]);
-  const now = input.now(); // with the lock held: see TickInput.now
+  const now = atMs(input.now()); // with the lock held: see TickInput.now
   const queueNow = now + clockOffset;
   const applied = await applyFinishes(q, input.finishes, input.worker, now, clockOffset);
   const { claimed, nextWakeAt } = await claimReady(q, {
     now,
     queueNow,
     worker: input.worker,
-    leaseMs: input.leaseMs,
+    leaseMs: untilMs(input.leaseMs),
     claimMax: input.claimMax,
     reservedOnly: input.reservedOnly ?? false,
     kinds: input.kinds === undefined ? null : [...input.kinds],
@@ -137,7 +138,7 @@ async function applyFailed(
   const rows = await q.query<{ group_name: string }>(FINISH_FAILED, [
     f.status,
     f.error.toWellFormed(),
-    f.runAt ?? null,
+    f.runAt === undefined ? null : untilMs(f.runAt),
     isFinished(f.status),
     now,
     retryAfter,
@@ -155,6 +156,6 @@ async function applyFailed(
   ]);
   // Blocks are shared by every host: kept on the database's clock (claim.ts).
   if (f.blockGroupUntil !== undefined)
-    await q.query(BLOCK_GROUP, [f.blockGroupUntil + clockOffset, rows[0]!.group_name]);
+    await q.query(BLOCK_GROUP, [untilMs(f.blockGroupUntil + clockOffset), rows[0]!.group_name]);
   return true;
 }
