@@ -1,7 +1,8 @@
 /**
  * Schema version 1 of a PostgreSQL queue, as one text run in the queue's schema (search_path).
- * It mirrors SQLite's (../sqlite/schema.ts): the same tables and column names, so the two stores
- * read alike; INTEGER is bigint (times are epoch ms), 0/1 flags are boolean, REAL is double
+ * It mirrors SQLite's (../sqlite/schema.ts) up to SQLite's version 2 (schedules' alarms: the
+ * PostgreSQL schema had not shipped, so they are in its version 1): the same tables and column
+ * names, so the two stores read alike; INTEGER is bigint (times are epoch ms), 0/1 flags are boolean, REAL is double
  * precision. SQLite's inbox is its own fast path and has no counterpart here: ids come from
  * identity columns, which never hand out an id twice, also after tasks are purged.
  *
@@ -181,6 +182,11 @@ export const SCHEMA_V1 = `
     skipped_missed bigint NOT NULL DEFAULT 0,
     created_at bigint NOT NULL,
     updated_at bigint NOT NULL,
+    -- alarms (SQLite's schema v2): a run overdue by grace_ms, running past max_runtime_ms, or
+    -- ending before min_runtime_ms
+    grace_ms bigint CHECK (grace_ms IS NULL OR grace_ms > 0),
+    max_runtime_ms bigint CHECK (max_runtime_ms IS NULL OR max_runtime_ms > 0),
+    min_runtime_ms bigint CHECK (min_runtime_ms IS NULL OR min_runtime_ms > 0),
     CHECK ((cron IS NULL) <> (every_ms IS NULL))
   );
   CREATE INDEX schedules_due ON schedules (next_due_at) WHERE enabled;
