@@ -114,6 +114,9 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     // It is told to come back when the window frees, on its own clock.
     expect(out.nextWakeAt).toBeGreaterThan(ahead() + 50_000);
     expect((await onTime.stats(Date.now(), 0)).counts.running).toBe(2);
+    // Its overview agrees: the window is full.
+    const api = (await skewed.stats(ahead(), 0)).groups.find((g) => g.name === 'api');
+    expect(api?.rateUsed).toBe(2);
 
     // A vendor's Retry-After seen by the on-time host holds for the host ahead too.
     await onTime.updateGroup('vendor', {});
@@ -131,6 +134,8 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     });
     const later = await skewed.tick({ now: ahead, worker: B, leaseMs: LEASE_MS, finishes: [], claimMax: 10 });
     expect(later.claimed.map((c) => c.task.group)).not.toContain('vendor');
+    const vendor = (await skewed.stats(ahead(), 0)).groups.find((g) => g.name === 'vendor');
+    expect(vendor?.blockedUntil).toBeGreaterThan(ahead() + 20_000);
   });
 
   it('creates the schema once when processes start together, and refuses a newer one', async () => {
@@ -156,6 +161,24 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     });
     expect(await claim(store, A, 1, 1500)).toEqual([]);
     expect(await claim(store, A, 1, 1501)).toHaveLength(1);
+  });
+
+  it('stores text PostgreSQL cannot hold (a NUL in output) as U+FFFD instead of failing the tick', async () => {
+    const store = await open(newSchema());
+    await store.enqueue([task({ name: 'nul\0name', payload: '{"a":"\u0000"}' })], 0);
+    const [c] = await claim(store, A, 1, 10);
+    expect(c!.task.name).toBe('nul\uFFFDname');
+    const out = await store.tick({
+      now: () => 20,
+      worker: A,
+      leaseMs: LEASE_MS,
+      claimMax: 0,
+      finishes: [ended(c!, 'failed', 'failed', { error: 'bad\0byte', output: 'out\0put' })],
+    });
+    expect(out.applied).toHaveLength(1);
+    const shown = await store.getTask(c!.task.id);
+    expect(shown?.error).toBe('bad\uFFFDbyte');
+    expect(shown?.history.at(-1)?.output).toBe('out\uFFFDput');
   });
 
   it('names the server without its password when it cannot be reached', async () => {

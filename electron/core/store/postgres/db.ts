@@ -64,8 +64,12 @@ export class PgDb implements Db {
     this.channel = `semaforo.${where.schema}`;
     this.config = {
       connectionString: where.connectionString,
-      // set at connection start, so no statement of any connection runs in the wrong schema
-      options: `-c search_path=${where.schema}`,
+      // Set at connection start, so no statement of any connection runs in the wrong schema. A
+      // transaction left open by a stalled host (stopped, cut off without a reset) holds the
+      // claim lock or a counts row for everyone: the server ends it after a minute.
+      options: `-c search_path=${where.schema} -c idle_in_transaction_session_timeout=60000`,
+      // and notices a host that vanished without closing (a cable pulled, a VM frozen)
+      keepAlive: true,
       types: TYPES,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       application_name: 'semaforo',

@@ -10,6 +10,7 @@ import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
 import type { Queryable } from './db.ts';
 import { atMs, untilMs } from './pg-clock.ts';
+import { pgText, pgTextOrNull } from './pg-text.ts';
 import { toTask } from './rows.ts';
 
 const ACTIVE = ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ');
@@ -20,7 +21,7 @@ const COLUMNS: readonly [column: string, type: string, value: (t: NewTask) => un
   ['name', 'text', (t) => t.name],
   ['group_name', 'text', (t) => t.group],
   ['priority', 'bigint', (t) => t.priority],
-  ['payload', 'text', (t) => t.payload.toWellFormed()],
+  ['payload', 'text', (t) => t.payload],
   ['max_attempts', 'bigint', (t) => t.maxAttempts],
   ['run_at', 'bigint', (t) => untilMs(t.runAt)],
   ['timeout_ms', 'bigint', (t) => t.timeout],
@@ -63,13 +64,26 @@ const newKey = (t: NewTask) =>
     scheduled_for: t.schedule?.dueAt ?? null,
   });
 
+/** The task's text as the server can hold it (pg-text.ts), before keys are compared. */
+function storable(t: NewTask): NewTask {
+  return {
+    ...t,
+    kind: pgText(t.kind),
+    name: pgText(t.name),
+    group: pgText(t.group),
+    payload: pgText(t.payload),
+    unique: pgTextOrNull(t.unique),
+  };
+}
+
 /** Inserts `tasks` in the caller's transaction; results in the order given. */
 export async function insertTasks(
   q: Queryable,
-  tasks: readonly NewTask[],
+  given: readonly NewTask[],
   now: number,
 ): Promise<EnqueueResult[]> {
-  if (tasks.length === 0) return [];
+  if (given.length === 0) return [];
+  const tasks = given.map(storable);
   const out = new Array<EnqueueResult | undefined>(tasks.length);
   /** key -> index of the batch's first task holding it */
   const firstWithKey = new Map<string, number>();

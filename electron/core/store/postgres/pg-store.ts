@@ -100,13 +100,14 @@ class PgTaskStore implements TaskStore {
   cancel: TaskStore['cancel'] = (ids, now) => cancel(this.db, ids, now);
   remove: TaskStore['remove'] = (ids) => remove(this.db, ids);
   setPriority: TaskStore['setPriority'] = (id, priority, now) => setPriority(this.db, id, priority, now);
-  updateGroup: TaskStore['updateGroup'] = (name, update) => updateGroup(this.db, name, update, Date.now());
+  updateGroup: TaskStore['updateGroup'] = (name, update) =>
+    updateGroup(this.db, name, update, this.hostClock(), this.clockOffset);
   updateSettings: TaskStore['updateSettings'] = (update) => updateSettings(this.db, update);
   purgeFinished: TaskStore['purgeFinished'] = (before) => purgeFinished(this.db, before);
 
   getTask: TaskStore['getTask'] = (id) => getTask(this.db, id);
   listTasks: TaskStore['listTasks'] = (query) => listTasks(this.db, query);
-  stats: TaskStore['stats'] = (now, recent) => stats(this.db, now, recent);
+  stats: TaskStore['stats'] = (now, recent) => stats(this.db, now, recent, this.clockOffset);
   failedSince: TaskStore['failedSince'] = (after, limit) => failedSince(this.db, after, limit);
   settings: TaskStore['settings'] = () => settings(this.db);
   metrics: TaskStore['metrics'] = (now, windowMs) => metrics(this.db, now, windowMs);

@@ -14,6 +14,7 @@ import type { Finish, TickInput, TickOutput, WorkerIdentity } from '../task-stor
 import { claimReady } from './claim.ts';
 import type { Queryable } from './db.ts';
 import { atMs, untilMs } from './pg-clock.ts';
+import { pgText, pgTextOrNull } from './pg-text.ts';
 
 type DoneFinish = Extract<Finish, { status: 'done' }>;
 type FailedFinish = Exclude<Finish, { status: 'done' }>;
@@ -112,7 +113,7 @@ async function applyDone(
   const rows = await q.query<{ id: number }>(FINISH_DONE, [
     finishes.map((f) => f.taskId),
     finishes.map((f) => f.attempt),
-    finishes.map((f) => f.result?.toWellFormed() ?? null),
+    finishes.map((f) => pgTextOrNull(f.result)),
     now,
     worker.id,
   ]);
@@ -121,7 +122,7 @@ async function applyDone(
   if (closes.length > 0)
     await q.query(CLOSE_DONE, [
       closes.map((f) => f.historyId),
-      closes.map((f) => f.output?.toWellFormed() ?? null),
+      closes.map((f) => pgTextOrNull(f.output)),
       now,
     ]);
   return ids;
@@ -137,7 +138,7 @@ async function applyFailed(
   const retryAfter = f.outcome === 'retry-after' ? 1 : 0;
   const rows = await q.query<{ group_name: string }>(FINISH_FAILED, [
     f.status,
-    f.error.toWellFormed(),
+    pgText(f.error),
     f.runAt === undefined ? null : untilMs(f.runAt),
     isFinished(f.status),
     now,
@@ -147,13 +148,7 @@ async function applyFailed(
     f.attempt,
   ]);
   if (rows.length !== 1) return false;
-  await q.query(CLOSE_ATTEMPT, [
-    now,
-    f.outcome,
-    f.error.toWellFormed(),
-    f.output?.toWellFormed() ?? null,
-    f.historyId,
-  ]);
+  await q.query(CLOSE_ATTEMPT, [now, f.outcome, pgText(f.error), pgTextOrNull(f.output), f.historyId]);
   // Blocks are shared by every host: kept on the database's clock (claim.ts).
   if (f.blockGroupUntil !== undefined)
     await q.query(BLOCK_GROUP, [untilMs(f.blockGroupUntil + clockOffset), rows[0]!.group_name]);
