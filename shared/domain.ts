@@ -16,6 +16,7 @@
  *
  * Times are milliseconds since the Unix epoch, durations are milliseconds.
  */
+import type { ScheduleAlarms, ScheduleHealth } from './schedule-alarms.ts';
 
 /** The statuses a task moves through. These exact strings are used in the database, JSON and UI. */
 export const TASK_STATUSES = ['pending', 'running', 'retrying', 'done', 'failed', 'cancelled'] as const;
@@ -240,6 +241,13 @@ export interface Schedule {
   lastTaskId: number | null;
   /** status of the last task, if it still exists */
   lastTaskStatus: TaskStatus | null;
+  /** when the last task's latest attempt started, and when it ended (null: not yet, or gone) */
+  lastTaskStartedAt: number | null;
+  lastTaskFinishedAt: number | null;
+  /** what each run is expected to do (the dead-man's switch) */
+  alarms: ScheduleAlarms;
+  /** the schedule judged against its alarms and its last run, now */
+  health: ScheduleHealth;
   /** due times not run because the previous run was still going (overlap `skip`) */
   skippedOverlap: number;
   /** due times dropped because they passed while no scheduler ran (missed policy) */

@@ -1,3 +1,5 @@
+import { boundEchoes } from './echo.ts';
+
 /** One problem with one field of some input. `path` is like `tasks[3].priority` or `payload.ms`. */
 export interface FieldIssue {
   path: string;
@@ -11,16 +13,17 @@ export interface FieldIssue {
 export class ValidationError extends Error {
   readonly issues: FieldIssue[];
   constructor(issues: FieldIssue[]) {
-    super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
+    const bounded = issues.map((i) => ({ path: boundEchoes(i.path), message: boundEchoes(i.message) }));
+    super(boundEchoes(bounded.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')));
     this.name = 'ValidationError';
-    this.issues = issues;
+    this.issues = bounded;
   }
 }
 
 /** Something the user named does not exist (a task id, a group). */
 export class NotFoundError extends Error {
   constructor(message: string) {
-    super(message);
+    super(boundEchoes(message));
     this.name = 'NotFoundError';
   }
 }
@@ -28,7 +31,7 @@ export class NotFoundError extends Error {
 /** An operator action that the task's current status does not allow (e.g. retry a running task). */
 export class ConflictError extends Error {
   constructor(message: string) {
-    super(message);
+    super(boundEchoes(message));
     this.name = 'ConflictError';
   }
 }

@@ -8,6 +8,7 @@ import { cronProblem, isTimeZone } from './schedule-times.ts';
 import { ValidationError, formatPath } from './errors.ts';
 import { checkJson } from './json.ts';
 import { durationProblem, formatDuration, parseDuration } from './durations.ts';
+import { scheduleAlarmsSchema } from './schedule-alarms.ts';
 
 export const LIMITS = {
   priority: { min: 0, max: 9, default: 5 },
@@ -353,6 +354,7 @@ export const scheduleSpecSchema = z
     missed: z.enum(MISSED_POLICIES, { error: 'must be skip, once or all' }).optional(),
     overlap: z.enum(OVERLAP_POLICIES, { error: 'must be allow or skip' }).optional(),
     enabled: z.boolean({ error: 'must be true or false' }).optional(),
+    alarms: scheduleAlarmsSchema.optional(),
   })
   .superRefine(checkRecurrence);
 export type ScheduleSpec = z.input<typeof scheduleSpecSchema>;

@@ -5,6 +5,7 @@
 import type { GroupInfo, HistoryEntry, Stats, Task, TaskStatus } from '../../shared/domain.ts';
 import { TASK_STATUSES } from '../../shared/domain.ts';
 import { formatDuration, formatRate } from '../../shared/durations.ts';
+import type { WaitReason } from '../../shared/why-waiting.ts';
 
 export const STATUS_SYMBOL: Record<TaskStatus, string> = {
   pending: '○',
@@ -45,10 +46,11 @@ function oneLine(s: string | null, max = 60): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-export function taskTable(tasks: readonly Task[], now: number): string {
+/** The table of `list`; a waiting task's ERROR cell says why it waits instead (why-waiting.ts). */
+export function taskTable(tasks: readonly (Task & { waiting?: WaitReason | null })[], now: number): string {
   if (tasks.length === 0) return 'No tasks match.';
   return table(
-    ['ID', 'STATUS', 'KIND', 'GROUP', 'PRI', 'TRIES', 'NAME', 'WHEN', 'ERROR'],
+    ['ID', 'STATUS', 'KIND', 'GROUP', 'PRI', 'TRIES', 'NAME', 'WHEN', 'ERROR / WAITING FOR'],
     tasks.map((t) => [
       String(t.id),
       `${STATUS_SYMBOL[t.status]} ${t.status}`,
@@ -58,7 +60,7 @@ export function taskTable(tasks: readonly Task[], now: number): string {
       `${t.attempts}/${t.maxAttempts}`,
       oneLine(t.name, 32),
       whenOf(t, now),
-      oneLine(errorCell(t), 50),
+      t.waiting ? oneLine(t.waiting.message, 60) : oneLine(errorCell(t), 50),
     ]),
   );
 }

@@ -4,11 +4,13 @@
  * be opened), 2 bad input (the one-line message names the option or field).
  */
 import { Command, CommanderError, Help, Option } from 'commander';
+import { boundEchoes } from '../../shared/echo.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { SchemaTooNewError, StorageError } from '../core/errors.ts';
 import { COMMANDS, commandNamed } from './command-table.ts';
 import type { CliContext } from './context.ts';
 import type { CliIo } from './io.ts';
+import { printable } from './printable.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -64,7 +66,7 @@ function commanderError(text: string, write: (t: string) => void): void {
     ...rest.map((l) => l.replace(/^\((.*)\)$/, '$1').replace(/^Did/, 'did')),
     'add --help for usage',
   ];
-  write(`semaforo: ${first} (${hints.join('; ')})\n`);
+  write(`semaforo: ${printable(boundEchoes(first))} (${hints.join('; ')})\n`);
 }
 
 /** Runs the CLI with `args` (without node and script) and returns the exit code. */
@@ -98,7 +100,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
         return EXIT.ok;
       return EXIT.usage;
     }
-    io.err(`semaforo: ${messageOf(err)}\n`);
+    io.err(`semaforo: ${printable(boundEchoes(messageOf(err)))}\n`);
     return err instanceof ValidationError ? EXIT.usage : EXIT.failure;
   } finally {
     await ctx?.closeAll();

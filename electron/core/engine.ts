@@ -17,6 +17,7 @@ import { newWorkerIdentity } from './worker-identity.ts';
 import { resolveConfig, type EngineOptions } from './engine/config.ts';
 import type { EngineCore } from './engine/core.ts';
 import { Runner } from './engine/runner.ts';
+import type { AlarmUpdate } from './schedule/alarm-watch.ts';
 import { createScheduleOperations, type ScheduleOperations } from './engine/schedule-operations.ts';
 import { createTaskOperations, type TaskOperations } from './engine/task-operations.ts';
 
@@ -41,6 +42,11 @@ export interface Engine extends TaskOperations, ScheduleOperations {
    * or replaced under this process (see db-file-guard.ts). Returns a function that unsubscribes.
    */
   onFault(listener: (message: string) => void): () => void;
+  /**
+   * Calls `listener` when schedules' alarms change while this process dispatches (it runs the
+   * scheduler): with every alarm that holds and those newly raised. Returns an unsubscribe.
+   */
+  onScheduleAlarms(listener: (update: AlarmUpdate) => void): () => void;
   /** Starts dispatching in this process. */
   start(): void;
   readonly dispatching: boolean;
@@ -113,6 +119,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     watchExternalChanges: () => runner.watchExternalChanges(),
     checkWritable: () => store.checkWritable?.(),
     onFault: (listener) => runner.onFault(listener),
+    onScheduleAlarms: (listener) => runner.onScheduleAlarms(listener),
     get dispatching() {
       return runner.dispatching;
     },

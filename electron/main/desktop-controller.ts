@@ -3,13 +3,16 @@
  * the tray and notifications should show, enqueues failure webhooks, and carries out tray
  * actions. The Electron side (main.ts) is a `DesktopHost` that only renders and reports.
  */
-import type { QueueSettings } from '../../shared/domain.ts';
+import type { QueueSettings, Stats } from '../../shared/domain.ts';
+import { whyWaiting } from '../../shared/why-waiting.ts';
 import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
 import type { Engine } from '../core/engine.ts';
 import type { Logger } from '../core/logger.ts';
-import { NotificationPolicy, type Notice } from './policy/notification-policy.ts';
+import type { ScheduleAlarm } from '../../shared/schedule-alarms.ts';
+import type { AlarmUpdate } from '../core/schedule/alarm-watch.ts';
+import { NotificationPolicy, alarmNotice, type Notice } from './policy/notification-policy.ts';
 import { sameView, trayView, type TrayAction, type TrayView } from './policy/tray-model.ts';
-import { webhookSpecs } from './policy/webhook.ts';
+import { alarmWebhookSpecs, webhookSpecs } from './policy/webhook.ts';
 
 export interface DesktopHost {
   showTray(view: TrayView): void;
@@ -52,6 +55,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
   let cursor = { at: now(), id: 0 };
   let seenFailuresUntil = now();
   let view: TrayView | null = null;
+  let alarms: readonly ScheduleAlarm[] = [];
   let dueTimer: ReturnType<typeof setTimeout> | null = null;
 
   const show = (notices: Notice[]) => {
@@ -93,6 +97,15 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
     scheduleDue();
   };
 
+  /** Why the task next in line waits, when tasks wait and none can start. */
+  const nextWaiting = async (stats: Stats) => {
+    if (stats.counts.pending + stats.counts.retrying === 0) return null;
+    const first = (
+      await o.engine.listTasks({ status: ['pending', 'retrying'], sort: 'priority', order: 'asc', limit: 1 })
+    ).tasks[0];
+    return first ? whyWaiting(first, { stats, now: now() }) : null;
+  };
+
   const refreshOnce = async () => {
     try {
       // One stats read per refresh serves both the failure check and the tray.
@@ -110,6 +123,8 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
         launchAtLogin: o.host.getLaunchAtLogin(),
         notificationsEnabled: stats.settings.notifications.enabled,
         nextSchedule: await o.engine.nextSchedule(),
+        scheduleAlarms: alarms,
+        waiting: await nextWaiting(stats),
       });
       if (!sameView(view, next)) {
         view = next;
@@ -119,6 +134,24 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
       o.logger.error(`tray update failed: ${String(err)}`);
     }
   };
+  // Alarms come from the scheduler of this process (it dispatches): told once each, shown while they hold.
+  const alarmsChanged = async (u: AlarmUpdate) => {
+    alarms = u.current;
+    try {
+      if (u.raised.length) {
+        const { settings } = await o.engine.stats(0);
+        const n = settings.notifications.enabled ? alarmNotice(u.raised) : null;
+        if (n) o.host.notify(n);
+        const hooks = alarmWebhookSpecs(u.raised, settings.failureWebhook);
+        if (hooks.length) await o.engine.enqueueMany(hooks.map((h) => parseTaskSpec(h)));
+      }
+    } catch (err) {
+      o.logger.error(`schedule alarm: ${String(err)}`);
+    }
+    await refresh();
+  };
+  const offAlarms = o.engine.onScheduleAlarms((u) => void alarmsChanged(u));
+
   // Refreshes never overlap: two at once would both read the failure cursor and notify twice.
   let current: Promise<void> | null = null;
   let next: Promise<void> | null = null;
@@ -181,6 +214,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
     },
     dispose() {
       off();
+      offAlarms();
       clearInterval(ticker);
       if (dueTimer) clearTimeout(dueTimer);
     },

@@ -1,5 +1,6 @@
 import { useState, type KeyboardEvent } from 'react';
 import type { Schedule } from '../../shared/domain.ts';
+import { formatDuration } from '../../shared/durations.ts';
 import { dateTimeIn, formatCount, relativeTime } from '../state/format.ts';
 import { recurrenceText, zoneOf } from '../state/schedule-form.ts';
 import type { ScheduleActions } from '../state/schedule-actions.ts';
@@ -32,6 +33,31 @@ function NextDue({ s, now }: { s: Schedule; now: number }) {
       </time>{' '}
       <span className="muted">({dateTimeIn(s.nextDueAt, undefined, s.everyMs !== null)})</span>
     </>
+  );
+}
+
+/** What the dead-man's switch watches, in words. */
+function Alarms({ s }: { s: Schedule }) {
+  const a = s.alarms;
+  const parts = [
+    a.graceMs !== null && `starts within ${formatDuration(a.graceMs)}`,
+    a.maxRuntimeMs !== null && `runs at most ${formatDuration(a.maxRuntimeMs)}`,
+    a.minRuntimeMs !== null && `runs at least ${formatDuration(a.minRuntimeMs)}`,
+  ].filter(Boolean);
+  if (parts.length === 0) return <span className="muted">none</span>;
+  return <>{parts.join(', ')}</>;
+}
+
+/** A schedule whose alarm holds (late, missed, overran, too fast) says so, in words and colour. */
+function HealthNote({ s }: { s: Schedule }) {
+  const h = s.health;
+  if (h.state === 'ok' || h.state === 'failed') return null;
+  const what = h.state === 'too-fast' ? 'ran too fast' : h.state;
+  return (
+    <p className="schedule-alarm tone-red" data-health={h.state}>
+      <span aria-hidden="true">⚠ </span>
+      <strong>{what}:</strong> {h.message}
+    </p>
   );
 }
 
@@ -96,6 +122,7 @@ export function ScheduleRow(props: {
         </span>
         <span className="schedule-when mono">{recurrenceText(s)}</span>
       </div>
+      <HealthNote s={s} />
       <div className="schedule-actions" role="group" aria-label={`Actions for schedule ${s.name}`}>
         {s.enabled ? (
           <button type="button" disabled={busy} onClick={() => act(() => actions.pause(s))}>
@@ -152,6 +179,12 @@ export function ScheduleRow(props: {
                   ))}
               </>
             )}
+          </dd>
+        </div>
+        <div>
+          <dt>Alarms</dt>
+          <dd data-testid="alarms">
+            <Alarms s={s} />
           </dd>
         </div>
         <div>

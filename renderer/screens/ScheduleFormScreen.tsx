@@ -39,6 +39,31 @@ const TIME_ZONES: readonly string[] = (() => {
 })();
 
 /** New schedule (`name` null) or edit the named one, loaded first. */
+/** The dead-man's switch: three durations, each empty for no alarm. */
+const ALARM_FIELDS = [
+  {
+    key: 'grace',
+    id: 'schedule-grace',
+    label: 'Alarm if not started within',
+    hint: 'after its due time; empty: no alarm',
+    placeholder: '10m',
+  },
+  {
+    key: 'maxRuntime',
+    id: 'schedule-max-runtime',
+    label: 'Alarm if running longer than',
+    hint: 'e.g. 1h; empty: no alarm',
+    placeholder: '1h',
+  },
+  {
+    key: 'minRuntime',
+    id: 'schedule-min-runtime',
+    label: 'Alarm if done faster than',
+    hint: 'a success this quick probably did nothing; empty: no alarm',
+    placeholder: '5s',
+  },
+] as const;
+
 export function ScheduleFormScreen(props: {
   name: string | null;
   onSaved(s: Schedule): void;
@@ -138,7 +163,7 @@ function ScheduleEditor(props: { initial: Schedule | null; onSaved(s: Schedule):
   const groupNames = (stats.data?.groups ?? []).map((g) => g.name);
   const text = (
     id: string,
-    key: 'name' | 'cron' | 'timezone' | 'every',
+    key: 'name' | 'cron' | 'timezone' | 'every' | 'grace' | 'maxRuntime' | 'minRuntime',
     message: string | undefined,
     hint?: string,
   ) => ({
@@ -260,6 +285,15 @@ function ScheduleEditor(props: { initial: Schedule | null; onSaved(s: Schedule):
             ))}
           </select>
         </Field>
+        {ALARM_FIELDS.map((f) => (
+          <Field key={f.key} id={f.id} label={f.label} hint={f.hint} message={msg[f.key]}>
+            <input
+              {...text(f.id, f.key, msg[f.key], f.hint)}
+              autoComplete="off"
+              placeholder={f.placeholder}
+            />
+          </Field>
+        ))}
         <div className="field">
           <span className="field-label" aria-hidden="true">
             State

@@ -32,10 +32,24 @@ export interface ScheduleForm {
   missed: MissedPolicy;
   overlap: OverlapPolicy;
   enabled: boolean;
+  /** the alarms as people write them (10m, 1h); empty: not watched */
+  grace: string;
+  maxRuntime: string;
+  minRuntime: string;
   task: TaskForm;
 }
 
-export type ScheduleFieldName = 'name' | 'cron' | 'timezone' | 'every' | 'missed' | 'overlap' | 'enabled';
+export type ScheduleFieldName =
+  | 'name'
+  | 'cron'
+  | 'timezone'
+  | 'every'
+  | 'missed'
+  | 'overlap'
+  | 'enabled'
+  | 'grace'
+  | 'maxRuntime'
+  | 'minRuntime';
 
 /** Where each schedule field's value goes in the spec. */
 const SCHEDULE_PATHS: Record<ScheduleFieldName, string> = {
@@ -46,6 +60,9 @@ const SCHEDULE_PATHS: Record<ScheduleFieldName, string> = {
   missed: 'missed',
   overlap: 'overlap',
   enabled: 'enabled',
+  grace: 'alarms.graceMs',
+  maxRuntime: 'alarms.maxRuntimeMs',
+  minRuntime: 'alarms.minRuntimeMs',
 };
 
 export const EMPTY_SCHEDULE_FORM: ScheduleForm = {
@@ -57,6 +74,9 @@ export const EMPTY_SCHEDULE_FORM: ScheduleForm = {
   missed: 'skip',
   overlap: 'allow',
   enabled: true,
+  grace: '',
+  maxRuntime: '',
+  minRuntime: '',
   task: EMPTY_FORM,
 };
 
@@ -132,6 +152,20 @@ export function buildScheduleSpec(form: ScheduleForm): { spec: ScheduleSpec; iss
   if (rec.kind === 'input') Object.assign(spec, rec.input);
   else issues.push(rec.issue);
   Object.assign(spec, { task: template, missed: form.missed, overlap: form.overlap, enabled: form.enabled });
+  const alarms: Record<string, number | null> = {};
+  for (const [field, key] of [
+    ['grace', 'graceMs'],
+    ['maxRuntime', 'maxRuntimeMs'],
+    ['minRuntime', 'minRuntimeMs'],
+  ] as const) {
+    const text = form[field].trim();
+    if (text === '') continue;
+    const ms = parseDuration(text);
+    if (ms === null) issues.push({ path: `alarms.${key}`, message: durationProblem(text) });
+    else alarms[key] = ms;
+  }
+  // Absent: none watched (an edit that empties the three fields turns the alarms off).
+  if (Object.keys(alarms).length > 0) spec.alarms = alarms;
   // Without a recurrence the schema would only repeat "give either cron or everyMs": check the rest.
   const checked = rec.kind === 'input' ? spec : { ...spec, everyMs: MIN_EVERY_MS };
   try {
@@ -203,6 +237,9 @@ export function scheduleFormFrom(s: Schedule): ScheduleForm {
     missed: s.missed,
     overlap: s.overlap,
     enabled: s.enabled,
+    grace: s.alarms.graceMs === null ? '' : exactDuration(s.alarms.graceMs),
+    maxRuntime: s.alarms.maxRuntimeMs === null ? '' : exactDuration(s.alarms.maxRuntimeMs),
+    minRuntime: s.alarms.minRuntimeMs === null ? '' : exactDuration(s.alarms.minRuntimeMs),
     task: formFromTemplate(s.task),
   };
 }

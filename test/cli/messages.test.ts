@@ -21,6 +21,24 @@ describe('commander and help', { timeout: 120_000 }, () => {
     }
   });
 
+  it('echoes a 100 KB argument in an error cut to its start and length, escapes shown as text', async () => {
+    const big = 'x'.repeat(100_000);
+    const cut = `"${'x'.repeat(60)}…" (100000 characters)`;
+    for (const [args, line] of [
+      [['show', big], `id: ${cut} is not a whole number`],
+      [['list', '--status', big], `--status: ${cut} is not a status;`],
+      [['enqueue', '--priority', big, '--', 'true'], `--priority: ${cut}`],
+      [[`bogus${big}`], `unknown command 'bogus${'x'.repeat(55)}…' (100005 characters)`],
+    ] as const) {
+      const r = await cli(args);
+      expect(r.code, line).toBe(2);
+      expect(r.stderr.length, line).toBeLessThan(300);
+      expect(r.stderr, line).toContain(`semaforo: ${line}`);
+    }
+    const r = await cli(['show', '\x1b]0;owned\x07']);
+    expect(r.stderr).toBe('semaforo: id: "\\x1b]0;owned\\x07" is not a whole number\n');
+  });
+
   it('lists the global options in the help of every subcommand', async () => {
     for (const args of [
       ['list', '--help'],
@@ -100,6 +118,36 @@ describe('enqueue, list and show', { timeout: 120_000 }, () => {
     const [task] = json<Task[]>(await cli(['--json', 'list'], { db }));
     expect(task!.reservedFor).not.toBeNull();
     expect((await cli(['show', String(task!.id)], { db })).stdout).not.toMatch(/held for/);
+  });
+
+  it('says why each waiting task waits, in list, show and their JSON', async () => {
+    const db = freshDb();
+    const id = async (args: string[]) => json<Task>(await cli(['--json', 'enqueue', ...args], { db })).id;
+    const paused = await id(['--group', 'nightly', '--', 'true']);
+    expect((await cli(['pause', 'nightly'], { db })).code).toBe(0);
+    const delayed = await id(['--delay', '10m', '--', 'true']);
+    const ready = await id(['--', 'true']);
+    type Listed = Task & { waiting: { code: string; message: string; until?: number } | null };
+    const listed = json<Listed[]>(await cli(['--json', 'list'], { db }));
+    const why = (n: number) => listed.find((t) => t.id === n)!.waiting;
+    expect(why(paused)).toEqual({
+      code: 'group-paused',
+      message: 'group nightly is paused (semaforo resume nightly)',
+    });
+    expect(why(delayed)).toMatchObject({
+      code: 'delayed',
+      message: expect.stringMatching(/^delayed: runs in (9m\d+s|10m)$/),
+    });
+    expect(why(delayed)!.until).toBeGreaterThan(Date.now());
+    expect(why(ready)!.code).toBe('ready');
+    const human = await cli(['list'], { db });
+    expect(human.stdout).toContain('ERROR / WAITING FOR');
+    expect(human.stdout).toContain('group nightly is paused (semaforo resume nightly)');
+    const shown = json<Listed>(await cli(['--json', 'show', String(paused)], { db }));
+    expect(shown.waiting?.code).toBe('group-paused');
+    expect((await cli(['show', String(delayed)], { db })).stdout).toMatch(
+      /\n {2}waiting {4}delayed: runs in/,
+    );
   });
 
   it('where says which queue file is used and why', async () => {

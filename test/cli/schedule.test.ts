@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Schedule, Task } from '../../shared/domain.ts';
-import { cli, freshDb, json } from './cli-helpers.ts';
+import { exited, waitFor } from '../helpers.ts';
+import { cli, freshDb, json, startCli } from './cli-helpers.ts';
 
 // Each test spawns a dozen or more CLIs, seconds each on a loaded machine.
 describe('semaforo schedule', { timeout: 120_000 }, () => {
@@ -133,5 +134,47 @@ describe('an interval schedule across pause and resume', { timeout: 120_000 }, (
     const resumed = json<S>(await cli(['--json', 'schedule', 'resume', 'grid'], { db }));
     expect(resumed.nextDueAt).toBe(added.nextDueAt);
     expect(resumed.upcoming.slice(0, 2)).toEqual([added.nextDueAt, added.nextDueAt! + 3600_000]);
+  });
+
+  it("raises a schedule's alarm in a real worker's log and in schedule list's STATE column", async () => {
+    const db = freshDb();
+    const add = await cli(
+      [
+        'schedule',
+        'add',
+        'dump',
+        '--every',
+        '1h',
+        '--max-runtime',
+        '2h',
+        '--min-runtime',
+        '1h',
+        '--',
+        'true',
+      ],
+      { db },
+    );
+    expect(add.stdout).toContain('alarms:      run at most 2h, run at least 1h');
+    const bad = await cli(['schedule', 'add', 'x', '--every', '1h', '--grace', '5s', '--', 'true'], { db });
+    expect(bad.stderr).toBe(
+      'semaforo: --grace: must be from 10s to 366d (10000 to 31622400000 milliseconds)\n',
+    );
+    const worker = await startCli(['work'], db, 'dispatching');
+    let log = '';
+    worker.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+    try {
+      const id = json<Task>(await cli(['--json', 'schedule', 'run-now', 'dump'], { db })).id;
+      await waitFor(() => log.includes('schedule "dump" is too-fast'), 'the alarm in the log');
+      expect(log).toMatch(
+        new RegExp(`schedule "dump" is too-fast: task ${id} succeeded in \\d+(ms|s), under the 1h expected`),
+      );
+      const list = await cli(['schedule', 'list'], { db });
+      expect(list.stdout).toMatch(/dump .* too-fast/);
+      const show = await cli(['schedule', 'show', 'dump'], { db });
+      expect(show.stdout).toContain(`health:      too-fast: task ${id} succeeded in`);
+    } finally {
+      worker.kill('SIGTERM');
+      await exited(worker);
+    }
   });
 });

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planFires } from '../../electron/core/schedule/plan.ts';
+import { NO_ALARMS } from '../../shared/schedule-alarms.ts';
 import type { NewSchedule } from '../../electron/core/store/schedule-store.ts';
 import { exited, spawnNode } from '../helpers.ts';
 import { A, backends, claim, done, finish, freshQueue, type Store } from './harness.ts';
@@ -30,6 +31,7 @@ function schedule(overrides: Partial<NewSchedule> = {}): NewSchedule {
     overlap: 'allow',
     enabled: true,
     nextDueAt: T0 + 3600_000,
+    alarms: NO_ALARMS,
     ...overrides,
   };
 }
@@ -38,6 +40,34 @@ const fire = async (store: Store, now: number) =>
   (await store.schedules.fireDue(now, (s, active) => planFires(s, now, active))).taskIds;
 
 describe.each(backends)('schedules on $name', (backend) => {
+  it("keeps a schedule's alarms and shows its last task's start and end", async () => {
+    const { store } = await freshQueue(backend);
+    const alarms = { graceMs: 10 * MIN, maxRuntimeMs: 60 * MIN, minRuntimeMs: 5000 };
+    const created = await store.schedules.create(schedule({ alarms, nextDueAt: T0 }), T0);
+    expect(created).toMatchObject({ alarms, lastTaskStartedAt: null, lastTaskFinishedAt: null });
+    const replaced = await store.schedules.replace(
+      'hourly',
+      schedule({ alarms: NO_ALARMS, nextDueAt: T0 }),
+      T0,
+    );
+    expect(replaced.alarms).toEqual(NO_ALARMS);
+    await store.schedules.replace('hourly', schedule({ alarms, nextDueAt: T0 }), T0);
+    await fire(store, T0);
+    const [c] = await claim(store, A, 1, T0 + 1000);
+    expect(await store.schedules.get('hourly')).toMatchObject({
+      lastTaskStatus: 'running',
+      lastTaskStartedAt: T0 + 1000,
+      lastTaskFinishedAt: null,
+    });
+    await finish(store, A, T0 + 3000, done(c!));
+    expect(await store.schedules.get('hourly')).toMatchObject({
+      alarms,
+      lastTaskStatus: 'done',
+      lastTaskStartedAt: T0 + 1000,
+      lastTaskFinishedAt: T0 + 3000,
+    });
+  });
+
   it('creates, reads, lists, replaces, pauses and removes schedules', async () => {
     const { store } = await freshQueue(backend);
     const s = store.schedules;

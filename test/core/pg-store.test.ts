@@ -181,6 +181,38 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     expect(shown?.history.at(-1)?.output).toBe('out\uFFFDput');
   });
 
+  it('reports an enqueue whose COMMIT went through as done though the connection died during it', async () => {
+    const schema = newSchema();
+    const store = await open(schema);
+    // The commit takes 0.5 s on the server (a deferred trigger), and this side's socket is cut
+    // 100 ms into it: the server commits, the client only sees its connection die.
+    await admin((c) =>
+      c.query(`
+        CREATE FUNCTION ${schema}.slow_commit() RETURNS trigger LANGUAGE plpgsql
+          AS $$ BEGIN PERFORM pg_sleep(0.5); RETURN NULL; END $$;
+        CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON ${schema}.tasks
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${schema}.slow_commit();`),
+    );
+    const original = pg.Client.prototype.query;
+    const patched = function (this: pg.Client, ...args: unknown[]) {
+      if (args[0] === 'COMMIT') {
+        const socket = (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream;
+        setTimeout(() => socket.destroy(), 100);
+      }
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    };
+    pg.Client.prototype.query = patched as typeof original;
+    let result;
+    try {
+      result = await store.enqueue([task({ name: 'once' })], 0);
+    } finally {
+      pg.Client.prototype.query = original;
+    }
+    expect(result.map((r) => r.created)).toEqual([true]);
+    const page = await store.listTasks({});
+    expect(page.tasks.map((t) => t.name)).toEqual(['once']);
+  });
+
   it('names the server without its password when it cannot be reached', async () => {
     const err: unknown = await openPgStore('postgres://postgres:s3cret@127.0.0.1:9/test').catch((e) => e);
     expect(err).toBeInstanceOf(StorageError);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
 import { listQuerySchema, parseInput } from '../../shared/schemas.ts';
 import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
+import { SCHEMA_V1 } from '../../electron/core/store/sqlite/schema.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import { newTaskRow, tempDir, testEngine, waitFor } from '../helpers.ts';
 
@@ -260,16 +261,39 @@ describe('store', () => {
     expect(fs.readFileSync(file).equals(before)).toBe(true);
   });
 
-  it('creates schema 1, marked as a Semaforo queue, and opens it again as it is', () => {
+  it('creates the latest schema, marked as a Semaforo queue, and opens it again as it is', () => {
     const file = path.join(tempDir(), 'q.db');
     new SqliteTaskStore(file).close();
     const check = new Database(file);
-    expect(check.pragma('user_version', { simple: true })).toBe(1);
+    expect(check.pragma('user_version', { simple: true })).toBe(2);
     expect(check.pragma('application_id', { simple: true })).toBe(0x53454d41);
     check.close();
     const again = new SqliteTaskStore(file);
     expect(again.enqueue([newTaskRow()], 1)[0]!.task.id).toBe(1);
     again.close();
+  });
+
+  it('moves a schema 1 file to schema 2 in place: its schedules keep everything, without alarms', () => {
+    const file = path.join(tempDir(), 'q.db');
+    const v1 = new Database(file);
+    v1.exec(SCHEMA_V1);
+    v1.pragma('user_version = 1');
+    v1.prepare(
+      `INSERT INTO schedules (name, every_ms, template, next_due_at, created_at, updated_at)
+       VALUES ('beat', 60000, '{"kind":"sleep","group":"default","payload":{"ms":1}}', 5, 1, 1)`,
+    ).run();
+    v1.close();
+    const store = new SqliteTaskStore(file);
+    expect(store.schedules.get('beat')).toMatchObject({
+      name: 'beat',
+      everyMs: 60_000,
+      nextDueAt: 5,
+      alarms: { graceMs: null, maxRuntimeMs: null, minRuntimeMs: null },
+    });
+    store.close();
+    const check = new Database(file);
+    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    check.close();
   });
 
   it("shows a group's Retry-After block by the caller's clock after a group change", () => {

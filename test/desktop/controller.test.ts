@@ -8,6 +8,7 @@ import type { TrayView } from '../../electron/main/policy/tray-model.ts';
 import { WEBHOOK_GROUP } from '../../electron/main/policy/webhook.ts';
 import { createQueueService } from '../../electron/core/service.ts';
 import { silentLogger } from '../../electron/core/logger.ts';
+import { parseInput, scheduleSpecSchema } from '../../shared/schemas.ts';
 import { testEngine, waitFor } from '../helpers.ts';
 
 function fakeHost() {
@@ -40,23 +41,29 @@ const failing = (name: string, group = 'vendor') => ({
 let closeServer: (() => void) | null = null;
 afterEach(() => closeServer?.());
 
+/** A loopback server that keeps every JSON body POSTed to it (closed after the test). */
+async function webhookReceiver(): Promise<{ received: unknown[]; url: string }> {
+  const received: unknown[] = [];
+  const hook = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push(JSON.parse(body));
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+  closeServer = () => hook.close();
+  return { received, url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook` };
+}
+
 describe('desktop controller (tray, notifications, webhook) on a real engine', () => {
   it('turns red and notifies when a task fails for good, posts the webhook through the queue, calms when seen', async () => {
-    const received: unknown[] = [];
-    const hook = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        received.push(JSON.parse(body));
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-    closeServer = () => hook.close();
+    const { received, url } = await webhookReceiver();
 
     const engine = await testEngine({ eventIntervalMs: 20 });
     await engine.updateSettings({
-      failureWebhook: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`,
+      failureWebhook: url,
     });
     const { host, impl } = fakeHost();
     const controller = createDesktopController({ engine, host: impl, logger: silentLogger });
@@ -87,6 +94,45 @@ describe('desktop controller (tray, notifications, webhook) on a real engine', (
 
     await controller.markFailuresSeen();
     expect(controller.view?.state).not.toBe('attention');
+    controller.dispose();
+    await engine.stop();
+  });
+
+  it("announces a schedule's alarm once: a notification, the red light, the webhook; calm once it clears", async () => {
+    const { received, url } = await webhookReceiver();
+    let offset = 0;
+    const clock = { now: () => Date.now() + offset };
+    const engine = await testEngine({ eventIntervalMs: 20, scheduleIntervalMs: 50, clock });
+    await engine.updateSettings({
+      failureWebhook: url,
+    });
+    await engine.createSchedule(
+      parseInput(scheduleSpecSchema, {
+        name: 'nightly-dump',
+        everyMs: 3600_000,
+        task: { kind: 'sleep', payload: { ms: 0 } },
+        alarms: { graceMs: 600_000 },
+      }),
+    );
+    const { host, impl } = fakeHost();
+    const controller = createDesktopController({ engine, host: impl, logger: silentLogger });
+    offset = 3600_000 + 660_000; // the due time passed 11 minutes ago while nothing ran
+    engine.start();
+    await waitFor(() => host.notices.length === 1, 'a notification');
+    expect(host.notices[0]).toMatchObject({
+      title: 'Schedule nightly-dump is missed',
+      body: 'not enqueued within 10m of its due time: is a worker or the tray app running?',
+      taskId: null,
+    });
+    await waitFor(() => received.length === 1, 'the webhook delivery');
+    expect(received[0]).toMatchObject({
+      event: 'schedule.alarm',
+      alarm: { schedule: 'nightly-dump', state: 'missed' },
+    });
+    // The scheduler skips the missed run (missed: skip): the alarm clears, the light calms.
+    await waitFor(() => controller.view?.state !== 'attention', 'the light calms');
+    expect(host.views.some((v) => v.state === 'attention' && /1 schedule alarm/.test(v.tooltip))).toBe(true);
+    expect(host.notices).toHaveLength(1);
     controller.dispose();
     await engine.stop();
   });

@@ -54,6 +54,20 @@ function input(
 const labels = (menu: TrayMenuItem[]) => menu.map((m) => (m.kind === 'separator' ? '---' : m.label));
 
 describe('tray model', () => {
+  it('says in the menu and tooltip why tasks wait, unless a worker will simply take them', () => {
+    const waiting = { code: 'group-full' as const, message: 'group vendor is full (1 of 1 running)' };
+    const v = trayView(input({ counts: { running: 1, pending: 4 }, waiting }));
+    expect(labels(v.menu)).toContain('4 waiting: group vendor is full (1 of 1 running)');
+    expect(v.tooltip).toBe(
+      'Semaforo — 1 running, 4 waiting, 0 failed (group vendor is full (1 of 1 running))',
+    );
+    const ready = trayView(
+      input({ counts: { pending: 4 }, waiting: { code: 'ready', message: 'ready: …' } }),
+    );
+    expect(labels(ready.menu)).toContain('4 waiting');
+    expect(ready.tooltip).toBe('Semaforo — 0 running, 4 waiting, 0 failed');
+  });
+
   it('is idle (green) with nothing to do, busy (amber) with work, with the counts in the tooltip', () => {
     expect(trayView(input()).state).toBe('idle');
     const busy = trayView(input({ counts: { running: 2, pending: 10, retrying: 4 } }));

@@ -86,4 +86,26 @@ describe('the wall clock steps an hour back', () => {
     await waitFor(async () => (await fired()) >= at + 2, 'two fires after the step');
     await engine.stop();
   });
+
+  it('a task enqueued and run right after the step does not hide it from the rebase', async () => {
+    const clock = steppable();
+    // The reaper looks only every 2 s, so the task below is claimed and stamped on the new
+    // timeline first: the newest task and attempt then look current.
+    const engine = await testEngine({
+      handlers: [quick],
+      clock,
+      reapIntervalMs: 2000,
+      scheduleIntervalMs: 100,
+    });
+    await engine.createSchedule({ name: 'beat', everyMs: 1000, task: { kind: 'quick', payload: {} } });
+    engine.start();
+    const fired = async () => (await engine.listTasks({ group: 'default', limit: 100 })).tasks.length;
+    await waitFor(async () => (await fired()) >= 1, 'a first fire');
+    clock.jump(-HOUR);
+    const now = (await engine.enqueue({ kind: 'quick', group: 'other', payload: {} })).task;
+    await waitFor(async () => (await engine.getTask(now.id)).status === 'done', 'the task after the step');
+    const at = await fired();
+    await waitFor(async () => (await fired()) >= at + 2, 'two fires after the step');
+    await engine.stop();
+  });
 });

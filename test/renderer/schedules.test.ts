@@ -77,6 +77,10 @@ describe('schedule form model', () => {
       enabled: false,
       nextDueAt: null,
       lastDueAt: null,
+      lastTaskStartedAt: null,
+      lastTaskFinishedAt: null,
+      alarms: { graceMs: null, maxRuntimeMs: null, minRuntimeMs: null },
+      health: { state: 'ok', since: null, message: null },
       lastEnqueuedAt: null,
       lastTaskId: null,
       lastTaskStatus: null,
@@ -190,6 +194,48 @@ describe.skipIf(!hasChromium)('Schedules screen in headless Chromium against sem
     const heartbeat = await apiCall<Schedule>(server, 'getSchedule', { name: 'heartbeat' });
     expect(heartbeat).toMatchObject({ cron: null, everyMs: 300_000, task: { kind: 'sleep' } });
     await screenshot(page, 'schedules');
+  });
+
+  it("sets a schedule's alarms in the form, keeps them through an edit, and marks a run that was too fast", async () => {
+    const { page, server } = await open();
+    await page.getByText('No schedules yet').waitFor();
+    await page.locator('.empty-state').getByRole('button', { name: 'New schedule' }).click();
+    let form = page.getByRole('form', { name: 'New schedule' });
+    await form.getByLabel('Schedule name').fill('db-dump');
+    await form.getByRole('radio', { name: 'Interval' }).check();
+    await form.getByLabel('Every', { exact: true }).fill('1h');
+    await form.getByLabel('Kind').selectOption('sleep');
+    await form.getByLabel('Milliseconds').fill('0');
+    await form.getByLabel('Alarm if running longer than').fill('2x');
+    await form.getByLabel('Alarm if done faster than').fill('1h');
+    await form.getByRole('button', { name: 'Create schedule' }).click();
+    await page
+      .locator('#schedule-max-runtime-message')
+      .getByText(/not a duration/)
+      .waitFor();
+    await form.getByLabel('Alarm if running longer than').fill('2h');
+    await form.getByLabel('Alarm if not started within').fill('15m');
+    await form.getByRole('button', { name: 'Create schedule' }).click();
+    const r = row(page, 'db-dump');
+    await r.getByTestId('alarms').getByText('starts within 15m, runs at most 2h, runs at least 1h').waitFor();
+    const alarms = { graceMs: 900_000, maxRuntimeMs: 7200_000, minRuntimeMs: 3600_000 };
+    expect((await apiCall<Schedule>(server, 'getSchedule', { name: 'db-dump' })).alarms).toEqual(alarms);
+
+    // A run of a few milliseconds against a minimum of an hour: the row says so.
+    await r.getByRole('button', { name: 'Run now' }).click();
+    await r
+      .locator('[data-health="too-fast"]')
+      .getByText(/ran too fast:.*under the 1h expected/)
+      .waitFor({ timeout: 15_000 });
+
+    // Editing something else keeps the alarms.
+    await r.getByRole('button', { name: 'Edit' }).click();
+    form = page.getByRole('form', { name: 'Edit schedule db-dump' });
+    expect(await form.getByLabel('Alarm if not started within').inputValue()).toBe('15m');
+    await form.getByLabel('Every', { exact: true }).fill('2h');
+    await form.getByRole('button', { name: 'Save schedule' }).click();
+    await r.getByText('every 2h').waitFor();
+    expect((await apiCall<Schedule>(server, 'getSchedule', { name: 'db-dump' })).alarms).toEqual(alarms);
   });
 
   it('pauses, resumes, runs now (showing the task it made), edits from the keyboard and deletes', async () => {

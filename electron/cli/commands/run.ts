@@ -11,6 +11,7 @@ import { parseTaskSpec } from '../../../shared/task-spec-quick.ts';
 import type { Engine } from '../../core/engine.ts';
 import { createShellHandler } from '../../core/handlers/shell.ts';
 import { defineHandler } from '../../core/handlers/registry.ts';
+import { whyWaiting } from '../../../shared/why-waiting.ts';
 import type { CliContext } from '../context.ts';
 import { endNote } from '../run-end.ts';
 import {
@@ -133,15 +134,12 @@ function finished(engine: Engine, id: number): Promise<Task> {
 }
 
 async function waitingWhy(engine: Engine, t: Task): Promise<string> {
-  const s = await engine.stats(0);
-  const g = s.groups.find((x) => x.name === t.group);
-  if (s.settings.paused) return 'waiting: the queue is paused (semaforo resume)';
-  if (g?.paused) return `waiting: group ${t.group} is paused (semaforo resume ${t.group})`;
-  const running = s.counts.running;
-  const parts = [`${running} running of the global limit ${s.settings.globalConcurrency}`];
-  if (g?.concurrency != null) parts.push(`group ${t.group}: ${g.counts.running} of ${g.concurrency}`);
-  if (g?.rate) parts.push(`rate ${g.rateUsed}/${g.rate.limit} used`);
-  return `waiting for the queue to let task ${t.id} through (${parts.join('; ')})`;
+  const why = whyWaiting(t, {
+    stats: await engine.stats(0),
+    now: Date.now(),
+    holder: t.reservedFor ?? undefined,
+  });
+  return `waiting: ${why?.message ?? 'starting'}`;
 }
 
 function exitCodeOf(

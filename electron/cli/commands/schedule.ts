@@ -42,6 +42,20 @@ function recurrenceFrom(opts: RecurrenceOptions): Record<string, unknown> {
   return r;
 }
 
+interface AlarmOptions {
+  grace?: string;
+  maxRuntime?: string;
+  minRuntime?: string;
+}
+
+function alarmsFrom(opts: AlarmOptions): Record<string, number | undefined> {
+  return {
+    graceMs: duration('--grace', opts.grace),
+    maxRuntimeMs: duration('--max-runtime', opts.maxRuntime),
+    minRuntimeMs: duration('--min-runtime', opts.minRuntime),
+  };
+}
+
 /** The engine's field names, as the CLI user knows them. */
 const SCHEDULE_OPTION_NAMES: OptionNames = {
   cron: '--cron',
@@ -50,10 +64,30 @@ const SCHEDULE_OPTION_NAMES: OptionNames = {
   count: '--count',
   missed: '--missed',
   overlap: '--overlap',
+  'alarms.graceMs': '--grace',
+  'alarms.maxRuntimeMs': '--max-runtime',
+  'alarms.minRuntimeMs': '--min-runtime',
   ...Object.fromEntries(
     Object.entries(TASK_OPTION_NAMES).map(([field, option]) => [`task.${field}`, option]),
   ),
 };
+
+/** on / paused, or the alarm that holds (late 12m, overrun, failed...). */
+function stateText(s: Schedule, now: number): string {
+  const h = s.health;
+  if (h.state === 'ok') return s.enabled ? 'on' : 'paused';
+  return h.since === null ? h.state : `${h.state} ${relativeTime(h.since, now).replace(/ ago$/, '')}`;
+}
+
+function alarmsText(s: Schedule): string {
+  const a = s.alarms;
+  const parts = [
+    a.graceMs === null ? null : `start within ${formatDuration(a.graceMs)} of due`,
+    a.maxRuntimeMs === null ? null : `run at most ${formatDuration(a.maxRuntimeMs)}`,
+    a.minRuntimeMs === null ? null : `run at least ${formatDuration(a.minRuntimeMs)}`,
+  ].filter((x) => x !== null);
+  return parts.length ? parts.join(', ') : 'none (add with --grace, --max-runtime, --min-runtime)';
+}
 
 const recurrenceText = (s: Schedule) =>
   s.cron !== null
@@ -70,7 +104,7 @@ function scheduleTable(list: readonly Schedule[], now: number): string {
       s.enabled ? relativeTime(s.nextDueAt, now) : '-',
       relativeTime(s.lastEnqueuedAt, now),
       s.lastTaskId === null ? '-' : `${s.lastTaskId} ${s.lastTaskStatus ?? 'purged'}`,
-      s.enabled ? 'on' : 'paused',
+      stateText(s, now),
     ]),
   );
 }
@@ -87,6 +121,8 @@ function scheduleDetail(s: Schedule, now: number): string {
     `  last run:    ${s.lastEnqueuedAt === null ? 'never' : `${new Date(s.lastEnqueuedAt).toISOString()} (${relativeTime(s.lastEnqueuedAt, now)})`}` +
       (s.lastTaskId === null ? '' : `, task ${s.lastTaskId} ${s.lastTaskStatus ?? '(purged)'}`),
     `  skipped:     ${s.skippedOverlap} while the previous run was going, ${s.skippedMissed} missed while closed`,
+    `  alarms:      ${alarmsText(s)}`,
+    `  health:      ${s.health.state === 'ok' ? 'ok' : `${s.health.state}: ${s.health.message}`}`,
     `  next due${s.enabled ? '' : ' (if resumed now)'}:`,
     ...(s.upcoming.length
       ? s.upcoming.map((at) => `    ${new Date(at).toISOString()}  ${relativeTime(at, now)}`)
@@ -122,20 +158,32 @@ export function scheduleCommand(ctx: CliContext): Command {
         .choices(['allow', 'skip'])
         .default('allow'),
     )
-    .option('--paused', 'add it paused');
+    .option('--paused', 'add it paused')
+    .option('--grace <dur>', 'alarm when a due run has not started this long after its due time (e.g. 10m)')
+    .option('--max-runtime <dur>', 'alarm when a run goes on longer than this (e.g. 1h)')
+    .option(
+      '--min-runtime <dur>',
+      'alarm when a run succeeds faster than this: it probably did nothing (e.g. 5s)',
+    );
   addTaskOptions(add, { timing: false }).addHelpText(
     'after',
     `
 Examples:
   semaforo schedule add nightly-backup --cron "30 2 * * *" --overlap skip -- rsync -a ~/docs /mnt/backup
   semaforo schedule add poll-vendor --every 5m --group vendor --kind http --payload '{"url":"https://api.example.com/poll"}'
-  semaforo schedule add report --cron "0 9 * * 1" --tz Europe/Berlin --missed once -- ./report.sh`,
+  semaforo schedule add report --cron "0 9 * * 1" --tz Europe/Berlin --missed once -- ./report.sh
+  semaforo schedule add db-dump --cron "0 3 * * *" --grace 15m --max-runtime 1h --min-runtime 10s -- pg_dump -f /backup/db.sql app
+
+Alarms (--grace, --max-runtime, --min-runtime) show in \`schedule list\`'s STATE column, in the
+log of \`semaforo work\` and \`serve\`, and as notifications in the tray app.`,
   );
   add.action(
     async (
       name: string,
       command: string[],
-      opts: TaskOptions & RecurrenceOptions & { missed: string; overlap: string; paused?: boolean },
+      opts: TaskOptions &
+        RecurrenceOptions &
+        AlarmOptions & { missed: string; overlap: string; paused?: boolean },
     ) => {
       const task = taskSpecFrom(opts, command) as Record<string, unknown>;
       // Its tasks are named after the schedule unless --name says otherwise.
@@ -147,6 +195,7 @@ Examples:
         missed: opts.missed,
         overlap: opts.overlap,
         enabled: !opts.paused,
+        alarms: alarmsFrom(opts),
       };
       const { handlers } = await loadKinds(ctx, add);
       const engine = await ctx.engine(add, { userHandlers: handlers });

@@ -19,6 +19,7 @@ import {
 } from '../task-options.ts';
 import { readLines } from '../read-lines.ts';
 import { loadKinds } from '../kinds.ts';
+import { whyWaiting } from '../../../shared/why-waiting.ts';
 
 export function enqueueCommand(ctx: CliContext): Command {
   const cmd = new Command('enqueue')
@@ -182,11 +183,18 @@ export function listCommand(ctx: CliContext): Command {
         engine.listTasks(parseInput(listQuerySchema, query)),
       );
       const now = Date.now();
-      ctx.print(cmd, page.tasks, () => {
+      // Stats are read only when a listed task waits: they say why.
+      const waits = page.tasks.some((t) => t.status === 'pending' || t.status === 'retrying');
+      const stats = waits ? await engine.stats(0) : null;
+      const listed = page.tasks.map((t) => ({
+        ...t,
+        waiting: stats ? whyWaiting(t, { stats, now }) : null,
+      }));
+      ctx.print(cmd, listed, () => {
         const shown = page.tasks.length;
         const footer =
           page.total > shown ? `\n${shown} of ${page.total} shown (use --limit/--offset for more)` : '';
-        return taskTable(page.tasks, now) + footer;
+        return taskTable(listed, now) + footer;
       });
     },
   );
@@ -200,13 +208,19 @@ export function showCommand(ctx: CliContext): Command {
     const { handlers, dir } = await loadKinds(ctx, cmd);
     const engine = await ctx.engine(cmd, { userHandlers: handlers });
     const task = await engine.getTask(parseInput(taskIdSchema, intOption('id', id), 'id'));
-    // A worker claims only the kinds it has: say so when no worker like this one could run it.
-    const waiting = task.status === 'pending' || task.status === 'retrying';
-    const lacking =
-      waiting && !engine.registry.kinds().includes(task.kind)
-        ? `\n  waiting    for a worker that has kind "${task.kind}" (none in ${dir}; start one with semaforo work --handlers DIR)`
-        : '';
-    ctx.print(cmd, task, () => taskDetail(task, Date.now()).replace(/\n/, `${lacking}\n`));
+    const now = Date.now();
+    const waits = task.status === 'pending' || task.status === 'retrying';
+    // A worker claims only the kinds it has: a kind no worker like this one has is a reason too.
+    const why = waits
+      ? whyWaiting(task, { stats: await engine.stats(0), now, kinds: engine.registry.kinds() })
+      : null;
+    const line =
+      why === null
+        ? ''
+        : why.code === 'no-worker'
+          ? `\n  waiting    for a worker that has kind "${task.kind}" (none in ${dir}; start one with semaforo work --handlers DIR)`
+          : `\n  waiting    ${why.message}`;
+    ctx.print(cmd, { ...task, waiting: why }, () => taskDetail(task, now).replace(/\n/, `${line}\n`));
   });
 }
 

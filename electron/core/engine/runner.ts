@@ -9,6 +9,7 @@ import { Dispatcher } from '../dispatch/dispatcher.ts';
 import { StorageError } from '../errors.ts';
 import type { ChangeCoalescer } from '../events.ts';
 import type { HandlerRegistry } from '../handlers/registry.ts';
+import type { AlarmUpdate } from '../schedule/alarm-watch.ts';
 import { Scheduler } from '../schedule/scheduler.ts';
 import type { TaskStore, WorkerIdentity } from '../store/task-store.ts';
 import { isOwnerProcessGone } from '../worker-identity.ts';
@@ -40,6 +41,7 @@ export class Runner {
   private stopping: Promise<void> | null = null;
   private fault: string | null = null;
   private readonly faultListeners = new Set<(message: string) => void>();
+  private readonly alarmListeners = new Set<(update: AlarmUpdate) => void>();
 
   constructor(parts: RunnerParts) {
     this.p = parts;
@@ -68,6 +70,18 @@ export class Runner {
   onFault(listener: (message: string) => void): () => void {
     this.faultListeners.add(listener);
     return () => this.faultListeners.delete(listener);
+  }
+
+  onScheduleAlarms(listener: (update: AlarmUpdate) => void): () => void {
+    this.alarmListeners.add(listener);
+    return () => this.alarmListeners.delete(listener);
+  }
+
+  /** Each new alarm is one warning in the log (of `work`, `serve`, the tray app), then listeners. */
+  private alarmsChanged(update: AlarmUpdate): void {
+    for (const a of update.raised)
+      this.p.config.logger.warn(`schedule "${a.schedule}" is ${a.state}: ${a.message}`);
+    for (const l of this.alarmListeners) l(update);
   }
 
   /** Other processes' writes as change events while this process does not dispatch. */
@@ -108,6 +122,7 @@ export class Runner {
         onEnqueued: (ids) => this.p.tasksChanged(ids),
         intervalMs: config.scheduleIntervalMs,
         describeError,
+        onAlarms: (update) => this.alarmsChanged(update),
       });
       this.scheduler.start();
     }

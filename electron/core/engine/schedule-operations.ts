@@ -7,6 +7,8 @@ import { NotFoundError } from '../../../shared/errors.ts';
 import { LIMITS, type ParsedScheduleSpec, type recurrenceSchema } from '../../../shared/schemas.ts';
 import type { z } from 'zod';
 import { nextDue } from '../../../shared/schedule-times.ts';
+import { NO_ALARMS } from '../../../shared/schedule-alarms.ts';
+import { scheduleHealth } from '../policy/schedule-health.ts';
 import { dueTimes, firstDue, recurrenceOf } from '../schedule/plan.ts';
 import { fireDueSchedules } from '../schedule/scheduler.ts';
 import type { NewSchedule, StoredSchedule } from '../store/schedule-store.ts';
@@ -51,6 +53,7 @@ export function createScheduleOperations(core: EngineCore): ScheduleOperations {
       ...s,
       nextDueAt: s.enabled ? s.nextDueAt : null,
       upcoming: dueTimes(recurrence, first, UPCOMING),
+      health: scheduleHealth(s, now),
     };
   };
 
@@ -74,6 +77,7 @@ export function createScheduleOperations(core: EngineCore): ScheduleOperations {
       },
       missed: s.missed ?? 'skip',
       overlap: s.overlap ?? 'allow',
+      alarms: s.alarms ?? NO_ALARMS,
       enabled,
       nextDueAt: enabled ? firstDue(recurrence, clock.now()).first : null,
     };

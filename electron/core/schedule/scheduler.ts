@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { ScheduleStore } from '../store/schedule-store.ts';
+import { AlarmWatch, type AlarmUpdate } from './alarm-watch.ts';
 import { planFires } from './plan.ts';
 
 export interface SchedulerOptions {
@@ -19,6 +20,8 @@ export interface SchedulerOptions {
   intervalMs: number;
   /** one line for a failed store call, naming the file and the condition (default `String(err)`) */
   describeError?: (err: unknown) => string;
+  /** schedules' alarms changed: some were raised, or some cleared (alarm-watch.ts) */
+  onAlarms?: (update: AlarmUpdate) => void;
 }
 
 /** One check: fires everything due at `now`. Exposed for tests with a fake clock. */
@@ -30,6 +33,7 @@ export class Scheduler {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
   private lastError = '';
+  private readonly alarms = new AlarmWatch();
 
   private readonly o: SchedulerOptions;
 
@@ -67,6 +71,12 @@ export class Scheduler {
     let wait = every;
     try {
       const now = this.o.clock.now();
+      // Alarms are judged before firing: a due time missed while no scheduler ran is skipped
+      // by the firing (missed: skip), and would never be seen as missed after it.
+      if (this.o.onAlarms) {
+        const update = this.alarms.look(await this.o.store.list(), now);
+        if (update) this.o.onAlarms(update);
+      }
       const ids = await fireDueSchedules(this.o.store, now);
       if (ids.length) this.o.onEnqueued(ids);
       const next = await this.o.store.nextDue();

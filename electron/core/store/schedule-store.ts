@@ -7,12 +7,21 @@
 import type { Schedule } from '../../../shared/domain.ts';
 import type { FirePlan, DueSchedule } from '../schedule/plan.ts';
 
-export type StoredSchedule = Omit<Schedule, 'upcoming'>;
+export type StoredSchedule = Omit<Schedule, 'upcoming' | 'health'>;
 
 /** What is written: the caller's fields, already validated, with the first due time. */
 export type NewSchedule = Pick<
   Schedule,
-  'name' | 'cron' | 'timezone' | 'everyMs' | 'task' | 'missed' | 'overlap' | 'enabled' | 'nextDueAt'
+  | 'name'
+  | 'cron'
+  | 'timezone'
+  | 'everyMs'
+  | 'task'
+  | 'missed'
+  | 'overlap'
+  | 'enabled'
+  | 'nextDueAt'
+  | 'alarms'
 >;
 
 export interface FireResult {

@@ -8,6 +8,10 @@
  * - settings turn notifications off or limit them to chosen groups.
  */
 import type { NotificationSettings } from '../../../shared/domain.ts';
+import type { ScheduleAlarm } from '../../../shared/schedule-alarms.ts';
+
+/** The notice `group` of schedules' alarms (no task group is named so: names hold no space). */
+export const SCHEDULE_ALARMS = 'schedule alarms';
 
 export interface Failure {
   taskId: number;
@@ -100,5 +104,32 @@ function notice(group: string, list: readonly Failure[]): Notice {
       .map((f) => f.name)
       .join(', ')
       .concat(list.length > 3 ? `, and ${list.length - 3} more` : ''),
+  };
+}
+
+/** Alarms raised together as one notice (they come once each: alarm-watch.ts). */
+export function alarmNotice(raised: readonly ScheduleAlarm[]): Notice | null {
+  if (raised.length === 0) return null;
+  const say = (a: ScheduleAlarm) => (a.state === 'too-fast' ? 'ran too fast' : `is ${a.state}`);
+  if (raised.length === 1) {
+    const a = raised[0]!;
+    return {
+      group: SCHEDULE_ALARMS,
+      count: 1,
+      taskId: null,
+      title: `Schedule ${a.schedule} ${say(a)}`,
+      body: a.message.slice(0, 240),
+    };
+  }
+  return {
+    group: SCHEDULE_ALARMS,
+    count: raised.length,
+    taskId: null,
+    title: `${raised.length} schedules need attention`,
+    body: raised
+      .slice(0, 3)
+      .map((a) => `${a.schedule} ${say(a)}`)
+      .join(', ')
+      .concat(raised.length > 3 ? `, and ${raised.length - 3} more` : ''),
   };
 }

@@ -2,11 +2,13 @@
  * What the tray shows, decided from the queue's state: a pure function, so every state, label
  * and menu item is tested in plain Node; the Electron adapter (../tray.ts) only renders it.
  *
- * State precedence: attention > paused > busy > idle. A failure the user has not seen outranks a
- * pause, because it is the one thing in the tray that asks for action.
+ * State precedence: attention > paused > busy > idle. A failure the user has not seen, or a
+ * schedule's alarm, outranks a pause, because it is what in the tray asks for action.
  */
 import type { StatusCounts, Task } from '../../../shared/domain.ts';
 import { formatDuration } from '../../../shared/durations.ts';
+import type { ScheduleAlarm } from '../../../shared/schedule-alarms.ts';
+import type { WaitReason } from '../../../shared/why-waiting.ts';
 
 export type TrayState = 'idle' | 'busy' | 'attention' | 'paused';
 
@@ -24,6 +26,10 @@ export interface TrayInput {
   notificationsEnabled: boolean;
   /** the next schedule due, when there are schedules */
   nextSchedule?: { name: string; at: number } | null;
+  /** schedules whose alarm holds (late, missed, overrun, too fast) */
+  scheduleAlarms?: readonly ScheduleAlarm[];
+  /** why the next waiting task waits (why-waiting.ts), when tasks wait */
+  waiting?: WaitReason | null;
 }
 
 export type TrayAction =
@@ -60,6 +66,7 @@ export function unseenFailures(input: Pick<TrayInput, 'recentFailures' | 'seenFa
 
 export function trayState(input: TrayInput): TrayState {
   if (input.counts.failed > 0 && unseenFailures(input) > 0) return 'attention';
+  if ((input.scheduleAlarms?.length ?? 0) > 0) return 'attention';
   if (input.paused) return 'paused';
   const c = input.counts;
   if (c.running + c.pending + c.retrying > 0) return 'busy';
@@ -81,9 +88,11 @@ export function trayView(input: TrayInput): TrayView {
   const c = input.counts;
   const waiting = c.pending + c.retrying;
   const summary = `${c.running} running, ${waiting} waiting, ${c.failed} failed`;
+  // Why is said only when it is not the plain "a worker will take it".
+  const why = waiting > 0 && input.waiting && input.waiting.code !== 'ready' ? input.waiting.message : null;
   const menu: TrayMenuItem[] = [
     { kind: 'label', label: `${c.running} running` },
-    { kind: 'label', label: `${waiting} waiting` },
+    { kind: 'label', label: why ? `${waiting} waiting: ${truncate(why, 60)}` : `${waiting} waiting` },
     { kind: 'label', label: `${c.failed} failed` },
   ];
   if (input.paused) menu.unshift({ kind: 'label', label: 'Queue paused' });
@@ -100,6 +109,17 @@ export function trayView(input: TrayInput): TrayView {
         kind: 'action',
         label: `✗ ${truncate(t.name, 40)} — ${age(t.finishedAt, input.now)}`,
         action: { type: 'open-task', taskId: t.id },
+        enabled: true,
+      });
+  }
+  const alarms = input.scheduleAlarms ?? [];
+  if (alarms.length) {
+    menu.push({ kind: 'separator' });
+    for (const a of alarms.slice(0, MAX_MENU_FAILURES))
+      menu.push({
+        kind: 'action',
+        label: `⚠ Schedule ${truncate(a.schedule, 32)} ${a.state === 'too-fast' ? 'ran too fast' : `is ${a.state}`}`,
+        action: { type: 'open' },
         enabled: true,
       });
   }
@@ -137,7 +157,7 @@ export function trayView(input: TrayInput): TrayView {
   return {
     state,
     icon: `tray-${state}`,
-    tooltip: `Semaforo — ${summary}${input.paused ? ' (paused)' : ''}`,
+    tooltip: `Semaforo — ${summary}${why ? ` (${truncate(why, 80)})` : ''}${alarms.length ? `, ${alarms.length} schedule alarm${alarms.length > 1 ? 's' : ''}` : ''}${input.paused ? ' (paused)' : ''}`,
     title: c.running > 0 ? String(c.running) : '',
     menu,
   };

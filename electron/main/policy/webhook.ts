@@ -1,9 +1,10 @@
 /**
- * The failure webhook: each task that fails for good becomes an `http` task that POSTs its
- * description to the configured URL. Going through the queue gives it retries with backoff and
- * persistence, so a webhook outage loses nothing.
+ * The failure webhook: each task that fails for good, and each schedule alarm raised, becomes an
+ * `http` task that POSTs its description to the configured URL. Going through the queue gives it
+ * retries with backoff and persistence, so a webhook outage loses nothing.
  */
 import type { Task } from '../../../shared/domain.ts';
+import type { ScheduleAlarm } from '../../../shared/schedule-alarms.ts';
 import type { TaskSpec } from '../../../shared/schemas.ts';
 
 /** Webhook deliveries run in their own group; their own failures never trigger another webhook. */
@@ -15,6 +16,43 @@ export interface WebhookBody {
     Task,
     'id' | 'kind' | 'name' | 'group' | 'attempts' | 'maxAttempts' | 'error' | 'createdAt' | 'finishedAt'
   >;
+}
+
+export interface AlarmWebhookBody {
+  event: 'schedule.alarm';
+  alarm: ScheduleAlarm;
+}
+
+export function alarmWebhookSpecs(raised: readonly ScheduleAlarm[], url: string | null): TaskSpec[] {
+  if (!url) return [];
+  return raised.map((alarm) => {
+    const body: AlarmWebhookBody = { event: 'schedule.alarm', alarm };
+    return delivery(
+      url,
+      body,
+      `alarm webhook for schedule ${alarm.schedule}`,
+      `alarm:${alarm.schedule}:${alarm.state}:${alarm.since}`,
+    );
+  });
+}
+
+/** One POST through the queue, unique so that two faces or a restart deliver it once. */
+function delivery(url: string, body: object, name: string, unique: string): TaskSpec {
+  return {
+    kind: 'http',
+    name,
+    group: WEBHOOK_GROUP,
+    priority: 1,
+    maxAttempts: 10,
+    unique,
+    payload: {
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', 'user-agent': 'Semaforo' },
+      body: JSON.stringify(body),
+      timeoutMs: 15_000,
+    },
+  };
 }
 
 export function webhookSpecs(failed: readonly Task[], url: string | null): TaskSpec[] {
@@ -36,21 +74,7 @@ export function webhookSpecs(failed: readonly Task[], url: string | null): TaskS
           finishedAt: t.finishedAt,
         },
       };
-      return {
-        kind: 'http',
-        name: `failure webhook for task ${t.id}`,
-        group: WEBHOOK_GROUP,
-        priority: 1,
-        maxAttempts: 10,
-        // One delivery per failure, even if two faces see it or the app restarts.
-        unique: `webhook:${t.id}:${t.finishedAt ?? 0}`,
-        payload: {
-          method: 'POST',
-          url,
-          headers: { 'content-type': 'application/json', 'user-agent': 'Semaforo' },
-          body: JSON.stringify(body),
-          timeoutMs: 15_000,
-        },
-      };
+      // One delivery per failure, even if two faces see it or the app restarts.
+      return delivery(url, body, `failure webhook for task ${t.id}`, `webhook:${t.id}:${t.finishedAt ?? 0}`);
     });
 }

@@ -129,6 +129,11 @@ export class PgDb implements Db {
     } catch (e) {
       throw this.translate(e);
     }
+    // A checked-out client is the caller's to watch: a connection that dies under it emits
+    // 'error' (the pool listens only to idle ones), which would otherwise end the process. The
+    // query in flight fails with it too, and that is what the caller sees.
+    const onError = () => {};
+    client.on('error', onError);
     let changed = false;
     const q: Queryable = {
       query: async <R extends object>(sql: string, params?: readonly unknown[]) =>
@@ -138,10 +143,20 @@ export class PgDb implements Db {
       },
     };
     let broken: Error | undefined;
+    let xid: string | null = null;
+    let committing = false;
+    let out: T;
     try {
       await client.query('BEGIN');
-      const out = await fn(q);
-      if (changed) await client.query('SELECT pg_notify($1, $2)', [this.channel, this.origin]);
+      out = await fn(q);
+      if (changed) {
+        const r = await client.query<{ xid: string | null }>(
+          'SELECT pg_notify($1, $2), txid_current_if_assigned()::text AS xid',
+          [this.channel, this.origin],
+        );
+        xid = r.rows[0]?.xid ?? null;
+      }
+      committing = true;
       await client.query('COMMIT');
       return out;
     } catch (e) {
@@ -151,10 +166,32 @@ export class PgDb implements Db {
         // the connection is gone or unusable: drop it from the pool
         broken = e instanceof Error ? e : new Error(String(e));
       }
+      // A connection lost during COMMIT leaves it unknown whether the commit happened. Had it
+      // and were it reported failed, a claim's tasks would stay leased to a worker that never
+      // runs them (its renewals keep them), and a retried enqueue would enqueue twice: ask.
+      if (committing && xid !== null && broken !== undefined && (await this.committed(xid))) return out!;
       throw e;
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
+  }
+
+  /** Whether transaction `xid` committed, asked on another connection; false when unknown. */
+  private async committed(xid: string): Promise<boolean> {
+    for (let i = 0; i < 20; i++) {
+      let status: string | null;
+      try {
+        const r = await this.pool.query<{ s: string | null }>('SELECT txid_status($1::bigint) AS s', [xid]);
+        status = r.rows[0]?.s ?? null;
+      } catch {
+        return false;
+      }
+      // 'in progress': the server is still ending the dead connection's transaction
+      if (status !== 'in progress') return status === 'committed';
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return false;
   }
 
   translate(e: unknown): unknown {

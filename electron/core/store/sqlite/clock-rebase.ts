@@ -3,8 +3,8 @@
  * tasks that were due look delayed by the step, a rate window looks full for as long, a schedule's
  * next due time moves away, and the queue freezes (an hour for a -1 h step). Every process that
  * opens the file runs on this machine (WAL needs shared memory), so they share one clock, and the
- * newest record of the past (the latest task's creation, the latest attempt's start, the latest
- * rate-window start) later than now says the clock stepped back, and by how much.
+ * latest record of the past (recent tasks' creation, recent attempts' start, rate-window starts, a
+ * schedule's last fire) later than now says the clock stepped back, and by how much.
  *
  * The rebase moves what was stamped before the step back by the step, in one transaction: each
  * wait keeps the time it had left (a 30 s delay still waits 30 s, a due task stays due) and rate
@@ -18,6 +18,8 @@ import type { Commits } from './commits.ts';
 
 /** Smaller differences are another process's stamp taken a moment later, not a step. */
 const STEP_MS = 1000;
+/** How many of the newest tasks and attempts are looked at for a stamp from before the step. */
+const RECENT = 1000;
 
 export class ClockRebase {
   private readonly latest: Statement<[], { at: number | null }>;
@@ -27,10 +29,16 @@ export class ClockRebase {
 
   constructor(db: Database, commits: Commits) {
     this.commits = commits;
+    // The latest stamp of a window of recent rows, not of the newest row alone: a task enqueued
+    // and started between the step and this look (the reaper's interval) is stamped on the new
+    // timeline and would hide the step. Schedules keep their last fire whatever ran since.
     this.latest = db.prepare(`SELECT max(
-        coalesce((SELECT created_at FROM tasks ORDER BY id DESC LIMIT 1), 0),
-        coalesce((SELECT started_at FROM history ORDER BY id DESC LIMIT 1), 0),
-        coalesce((SELECT max(started_at) FROM group_starts), 0)) AS at`);
+        coalesce((SELECT max(created_at) FROM
+          (SELECT created_at FROM tasks ORDER BY id DESC LIMIT ${RECENT})), 0),
+        coalesce((SELECT max(started_at) FROM
+          (SELECT started_at FROM history ORDER BY id DESC LIMIT ${RECENT})), 0),
+        coalesce((SELECT max(started_at) FROM group_starts), 0),
+        coalesce((SELECT max(last_enqueued_at) FROM schedules), 0)) AS at`);
     this.shifts = [
       // Not a task created in the last minute by the clock as it is now: that one is from after
       // the step, its wait already measured on this timeline.
@@ -43,6 +51,7 @@ export class ClockRebase {
       'UPDATE groups SET blocked_until = blocked_until - @d WHERE blocked_until > @now',
       `UPDATE schedules SET next_due_at = next_due_at - @d WHERE next_due_at > @now`,
       `UPDATE schedules SET last_due_at = last_due_at - @d WHERE last_due_at > @now`,
+      `UPDATE schedules SET last_enqueued_at = last_enqueued_at - @d WHERE last_enqueued_at > @now`,
     ].map((sql) => db.prepare<{ now: number; d: number }>(sql));
   }
 

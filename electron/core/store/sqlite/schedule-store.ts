@@ -34,7 +34,12 @@ interface ScheduleRow {
   skipped_missed: number;
   created_at: number;
   updated_at: number;
+  grace_ms: number | null;
+  max_runtime_ms: number | null;
+  min_runtime_ms: number | null;
   last_task_status: string | null;
+  last_task_started_at: number | null;
+  last_task_finished_at: number | null;
 }
 
 const pick = <T extends string>(list: readonly T[], v: string, fallback: T): T =>
@@ -78,6 +83,9 @@ function toSchedule(r: ScheduleRow): StoredSchedule {
     lastTaskId: r.last_task_id,
     lastTaskStatus:
       r.last_task_status === null ? null : pick<TaskStatus>(TASK_STATUSES, r.last_task_status, 'pending'),
+    lastTaskStartedAt: r.last_task_started_at,
+    lastTaskFinishedAt: r.last_task_finished_at,
+    alarms: { graceMs: r.grace_ms, maxRuntimeMs: r.max_runtime_ms, minRuntimeMs: r.min_runtime_ms },
     skippedOverlap: r.skipped_overlap,
     skippedMissed: r.skipped_missed,
     createdAt: r.created_at,
@@ -85,7 +93,10 @@ function toSchedule(r: ScheduleRow): StoredSchedule {
   };
 }
 
-/** The stored columns in statement order: name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at. */
+/**
+ * The stored columns in statement order: name, cron, timezone, every_ms, template, missed,
+ * overlap, enabled, next_due_at, grace_ms, max_runtime_ms, min_runtime_ms.
+ */
 type ScheduleArgs = [
   string,
   string | null,
@@ -96,10 +107,14 @@ type ScheduleArgs = [
   string,
   number,
   number | null,
+  number | null,
+  number | null,
+  number | null,
 ];
 
-const SELECT = `SELECT s.*, t.status AS last_task_status FROM schedules s
-  LEFT JOIN tasks t ON t.id = s.last_task_id`;
+const SELECT = `SELECT s.*, t.status AS last_task_status, t.started_at AS last_task_started_at,
+    t.finished_at AS last_task_finished_at
+  FROM schedules s LEFT JOIN tasks t ON t.id = s.last_task_id`;
 
 export class SqliteScheduleStore implements SyncScheduleStore {
   private readonly st;
@@ -119,11 +134,13 @@ export class SqliteScheduleStore implements SyncScheduleStore {
     this.st = {
       insert: p<[...ScheduleArgs, number, number], { id: number }>(
         `INSERT INTO schedules (name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at,
-           created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+           grace_ms, max_runtime_ms, min_runtime_ms, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       ),
       replace: p<[...ScheduleArgs, number, number], { id: number }>(
         `UPDATE schedules SET name = ?, cron = ?, timezone = ?, every_ms = ?, template = ?, missed = ?, overlap = ?,
-           enabled = ?, next_due_at = ?, updated_at = ? WHERE id = ? RETURNING id`,
+           enabled = ?, next_due_at = ?, grace_ms = ?, max_runtime_ms = ?, min_runtime_ms = ?, updated_at = ?
+         WHERE id = ? RETURNING id`,
       ),
       byName: p<[string], ScheduleRow>(`${SELECT} WHERE s.name = ?`),
       byId: p<[number], ScheduleRow>(`${SELECT} WHERE s.id = ?`),
@@ -170,6 +187,9 @@ export class SqliteScheduleStore implements SyncScheduleStore {
       s.overlap,
       s.enabled ? 1 : 0,
       s.nextDueAt,
+      s.alarms.graceMs,
+      s.alarms.maxRuntimeMs,
+      s.alarms.minRuntimeMs,
     ];
   }
 

@@ -172,3 +172,10 @@ export const SCHEMA_V1 = `
     created_at INTEGER NOT NULL
   );
 `;
+
+/** Version 2: a schedule's dead-man's switch (shared/schedule-alarms.ts), in milliseconds. */
+export const SCHEMA_V2 = `
+  ALTER TABLE schedules ADD COLUMN grace_ms INTEGER CHECK (grace_ms IS NULL OR grace_ms > 0);
+  ALTER TABLE schedules ADD COLUMN max_runtime_ms INTEGER CHECK (max_runtime_ms IS NULL OR max_runtime_ms > 0);
+  ALTER TABLE schedules ADD COLUMN min_runtime_ms INTEGER CHECK (min_runtime_ms IS NULL OR min_runtime_ms > 0);
+`;

@@ -1,0 +1,111 @@
+/**
+ * Why a task that is not running waits: one answer for every face (`list`, `show`, `run`'s
+ * waiting line, the dashboard, the tray), from the task and the queue's stats. Pure, so each face
+ * computes it from what it already read, and the claim's own rules are mirrored in one place.
+ *
+ * The first reason that holds is given, in the order the claim checks them: a hold on the task
+ * itself (reserved, paused), its own time (a cool-down, a delay, a backoff), then the limits that
+ * are full (global, group, rate window). A task none of them holds is ready: it starts as soon as
+ * a worker that has its kind claims it.
+ */
+import type { Stats, Task } from './domain.ts';
+import { formatDuration, formatRate } from './durations.ts';
+
+export const WAIT_CODES = [
+  'reserved',
+  'queue-paused',
+  'group-paused',
+  'cooling-down',
+  'backoff',
+  'delayed',
+  'global-full',
+  'group-full',
+  'rate-window',
+  'no-worker',
+  'ready',
+] as const;
+export type WaitCode = (typeof WAIT_CODES)[number];
+
+export interface WaitReason {
+  code: WaitCode;
+  /** one line for people, e.g. "group vendor is full (1 of 1 running)" */
+  message: string;
+  /** when this reason ends by itself, if it does */
+  until?: number;
+}
+
+export interface WaitContext {
+  stats: Pick<Stats, 'counts' | 'settings' | 'groups'>;
+  now: number;
+  /** the kinds a worker here has, when the face knows them (the CLI does); absent: not judged */
+  kinds?: readonly string[];
+  /** the `semaforo run` asking about its own task: its reservation is no reason to wait */
+  holder?: string;
+}
+
+const inTime = (ms: number) => `in ${formatDuration(Math.max(0, ms))}`;
+
+/** Why `task` is not running now, or null when it runs or has ended. */
+export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
+  if (task.status !== 'pending' && task.status !== 'retrying') return null;
+  const { stats, now } = ctx;
+  const group = stats.groups.find((g) => g.name === task.group);
+  if (task.reservedFor !== null && task.reservedFor !== ctx.holder)
+    return {
+      code: 'reserved',
+      message: `held for the \`semaforo run\` ${task.reservedFor}, which runs the command itself`,
+    };
+  if (stats.settings.paused)
+    return { code: 'queue-paused', message: 'the queue is paused (semaforo resume)' };
+  if (group?.paused)
+    return {
+      code: 'group-paused',
+      message: `group ${task.group} is paused (semaforo resume ${task.group})`,
+    };
+  if (group?.blockedUntil != null && group.blockedUntil > now) {
+    const said = task.retryAfterCount > 0 && task.error ? `; last said: ${firstLine(task.error)}` : '';
+    return {
+      code: 'cooling-down',
+      message: `group ${task.group} cools down after the vendor asked to wait: starts ${inTime(group.blockedUntil - now)}${said}`,
+      until: group.blockedUntil,
+    };
+  }
+  if (task.runAt > now)
+    return task.status === 'retrying'
+      ? {
+          code: 'backoff',
+          message: `retry backoff after attempt ${task.attempts} of ${task.maxAttempts}: next ${inTime(task.runAt - now)}`,
+          until: task.runAt,
+        }
+      : { code: 'delayed', message: `delayed: runs ${inTime(task.runAt - now)}`, until: task.runAt };
+  const limit = stats.settings.globalConcurrency;
+  if (stats.counts.running >= limit)
+    return {
+      code: 'global-full',
+      message: `the global limit is full (${stats.counts.running} of ${limit} running)`,
+    };
+  if (group && group.concurrency !== null && group.counts.running >= group.concurrency)
+    return {
+      code: 'group-full',
+      message: `group ${task.group} is full (${group.counts.running} of ${group.concurrency} running)`,
+    };
+  if (group?.rate && group.rateUsed >= group.rate.limit)
+    return {
+      code: 'rate-window',
+      message: `group ${task.group} used its rate (${formatRate(group.rate)}: ${group.rateUsed} started in the window)`,
+    };
+  if (ctx.kinds && !ctx.kinds.includes(task.kind))
+    return {
+      code: 'no-worker',
+      message: `no worker here has kind "${task.kind}" (start one with semaforo work --handlers DIR)`,
+    };
+  return {
+    code: 'ready',
+    message: 'ready: starts when a worker claims it (is `semaforo work` or the tray app running?)',
+  };
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0]!.trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

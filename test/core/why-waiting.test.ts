@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import type { GroupInfo, Stats, Task } from '../../shared/domain.ts';
+import { whyWaiting, type WaitContext } from '../../shared/why-waiting.ts';
+
+const NOW = Date.parse('2026-12-04T14:32:00Z');
+const none = { pending: 0, running: 0, retrying: 0, done: 0, failed: 0, cancelled: 0 };
+
+function task(over: Partial<Task> = {}): Task {
+  return {
+    id: 7,
+    kind: 'http',
+    name: 'poll',
+    group: 'vendor',
+    priority: 5,
+    status: 'pending',
+    attempts: 0,
+    maxAttempts: 3,
+    payload: {},
+    result: null,
+    error: null,
+    runAt: NOW - 1000,
+    timeout: null,
+    unique: null,
+    createdAt: NOW - 5000,
+    startedAt: null,
+    finishedAt: null,
+    progress: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    cancelRequested: false,
+    retryAfterCount: 0,
+    reservedFor: null,
+    scheduleId: null,
+    ...over,
+  };
+}
+
+function ctx(group: Partial<GroupInfo> = {}, over: { running?: number; paused?: boolean } = {}): WaitContext {
+  const g: GroupInfo = {
+    name: 'vendor',
+    concurrency: null,
+    rate: null,
+    paused: false,
+    blockedUntil: null,
+    counts: { ...none },
+    rateUsed: 0,
+    ...group,
+  };
+  const stats: Pick<Stats, 'counts' | 'settings' | 'groups'> = {
+    counts: { ...none, running: over.running ?? 0 },
+    settings: {
+      globalConcurrency: 3,
+      paused: over.paused ?? false,
+      retentionDays: 30,
+      notifications: { enabled: true, groups: null },
+      failureWebhook: null,
+      durability: 'results',
+    },
+    groups: [g],
+  };
+  return { stats, now: NOW };
+}
+
+describe('why a task waits', () => {
+  it('says nothing of a task that runs or has ended', () => {
+    for (const status of ['running', 'done', 'failed', 'cancelled'] as const)
+      expect(whyWaiting(task({ status }), ctx())).toBeNull();
+  });
+
+  it('names each reason, in the order the claim checks them', () => {
+    const cases: [Task, WaitContext, string, unknown, number?][] = [
+      [
+        task({ reservedFor: 'run@host:42:ab' }),
+        ctx(),
+        'reserved',
+        'held for the `semaforo run` run@host:42:ab, which runs the command itself',
+      ],
+      [task(), ctx({}, { paused: true }), 'queue-paused', 'the queue is paused (semaforo resume)'],
+      [task(), ctx({ paused: true }), 'group-paused', 'group vendor is paused (semaforo resume vendor)'],
+      [
+        task({ status: 'retrying', retryAfterCount: 1, error: 'HTTP 429 Too Many Requests\nslow down' }),
+        ctx({ blockedUntil: NOW + 90_000 }),
+        'cooling-down',
+        'group vendor cools down after the vendor asked to wait: starts in 1m30s; last said: HTTP 429 Too Many Requests',
+        NOW + 90_000,
+      ],
+      [
+        task({ status: 'retrying', attempts: 1, runAt: NOW + 25_000 }),
+        ctx(),
+        'backoff',
+        'retry backoff after attempt 1 of 3: next in 25s',
+        NOW + 25_000,
+      ],
+      [task({ runAt: NOW + 600_000 }), ctx(), 'delayed', 'delayed: runs in 10m', NOW + 600_000],
+      [task(), ctx({}, { running: 3 }), 'global-full', 'the global limit is full (3 of 3 running)'],
+      [
+        task(),
+        ctx({ concurrency: 1, counts: { ...none, running: 1 } }),
+        'group-full',
+        'group vendor is full (1 of 1 running)',
+      ],
+      [
+        task(),
+        ctx({ rate: { limit: 5, periodMs: 1000 }, rateUsed: 5 }),
+        'rate-window',
+        'group vendor used its rate (5/s: 5 started in the window)',
+      ],
+      [
+        task(),
+        { ...ctx(), kinds: ['shell'] },
+        'no-worker',
+        expect.stringContaining('no worker here has kind "http"'),
+      ],
+      [
+        task(),
+        ctx(),
+        'ready',
+        'ready: starts when a worker claims it (is `semaforo work` or the tray app running?)',
+      ],
+    ];
+    for (const [t, c, code, message, until] of cases) {
+      const why = whyWaiting(t, c);
+      expect(why, code).toEqual(until === undefined ? { code, message } : { code, message, until });
+    }
+  });
+
+  it("does not count a run's own reservation as a reason for that run", () => {
+    const t = task({ reservedFor: 'run@host:42:ab' });
+    expect(whyWaiting(t, { ...ctx({}, { running: 3 }), holder: 'run@host:42:ab' })?.code).toBe('global-full');
+  });
+});
