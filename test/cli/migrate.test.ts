@@ -75,6 +75,7 @@ async function sourceQueue(file: string): Promise<{ store: TaskStore; firedDue: 
       overlap: 'allow',
       enabled: true,
       nextDueAt: T0 + 60_000,
+      alarms: { graceMs: 600_000, maxRuntimeMs: 3_600_000, minRuntimeMs: 5000 },
     },
     T0,
   );

@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planFires } from '../../electron/core/schedule/plan.ts';
+import { NO_ALARMS } from '../../shared/schedule-alarms.ts';
 import { openStore } from '../../electron/core/store/open-store.ts';
 import type { TaskStore } from '../../electron/core/store/task-store.ts';
 import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
@@ -53,6 +54,7 @@ describe.skipIf(!pgAvailable)('PostgreSQL schedules', () => {
           overlap: 'allow',
           enabled: true,
           nextDueAt: T0 + MIN,
+          alarms: NO_ALARMS,
         },
         T0,
       );

@@ -5,117 +5,23 @@
  * next due time; the unique (schedule_id, scheduled_for) index is the last word, so a due time
  * already fired (a schedule set back to it, a lock taken over) never gets a second task.
  */
-import {
-  ACTIVE_STATUSES,
-  MISSED_POLICIES,
-  OVERLAP_POLICIES,
-  TASK_STATUSES,
-  type JsonValue,
-  type TaskStatus,
-  type TaskTemplate,
-} from '../../../../shared/domain.ts';
+import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
 import { recurrenceOf, type DueSchedule, type FirePlan } from '../../schedule/plan.ts';
 import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../schedule-store.ts';
 import type { NewTask } from '../task-store.ts';
 import type { Db, Queryable } from './db.ts';
 import { insertTasks } from './enqueue.ts';
-import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
+import { scheduleRow, toSchedule, type ScheduleRow } from './schedule-rows.ts';
 
-interface ScheduleRow {
-  id: number;
-  name: string;
-  cron: string | null;
-  timezone: string | null;
-  every_ms: number | null;
-  template: string;
-  missed: string;
-  overlap: string;
-  enabled: boolean;
-  next_due_at: number | null;
-  last_due_at: number | null;
-  last_enqueued_at: number | null;
-  last_task_id: number | null;
-  skipped_overlap: number;
-  skipped_missed: number;
-  created_at: number;
-  updated_at: number;
-  last_task_status: string | null;
-}
+const SELECT = `SELECT s.*, t.status AS last_task_status, t.started_at AS last_task_started_at,
+    t.finished_at AS last_task_finished_at
+  FROM schedules s LEFT JOIN tasks t ON t.id = s.last_task_id`;
 
-const scheduleRow = rowChecker<ScheduleRow>('schedules', {
-  id: INT,
-  name: TEXT,
-  cron: orNull(TEXT),
-  timezone: orNull(TEXT),
-  every_ms: orNull(INT),
-  template: TEXT,
-  missed: TEXT,
-  overlap: TEXT,
-  enabled: FLAG,
-  next_due_at: orNull(TIME),
-  last_due_at: orNull(TIME),
-  last_enqueued_at: orNull(TIME),
-  last_task_id: orNull(INT),
-  skipped_overlap: INT,
-  skipped_missed: INT,
-  created_at: TIME,
-  updated_at: TIME,
-  last_task_status: orNull(TEXT),
-});
-
-const pick = <T extends string>(list: readonly T[], v: string, fallback: T): T =>
-  (list as readonly string[]).includes(v) ? (v as T) : fallback;
-
-/** The template as stored; a damaged one throws, and firing parks its schedule. */
-function readTemplate(text: string): TaskTemplate {
-  try {
-    const t = JSON.parse(text) as Partial<TaskTemplate> | null;
-    if (t && typeof t === 'object' && typeof t.kind === 'string' && typeof t.group === 'string') {
-      return {
-        kind: t.kind,
-        name: typeof t.name === 'string' ? t.name : null,
-        group: t.group,
-        priority: typeof t.priority === 'number' ? t.priority : 5,
-        maxAttempts: typeof t.maxAttempts === 'number' ? t.maxAttempts : 3,
-        timeout: typeof t.timeout === 'number' ? t.timeout : null,
-        payload: (t.payload ?? {}) as JsonValue,
-      };
-    }
-  } catch {
-    // fall through
-  }
-  throw new Error('the stored task template is damaged');
-}
-
-function toSchedule(r: ScheduleRow): StoredSchedule {
-  return {
-    id: r.id,
-    name: r.name,
-    cron: r.cron,
-    timezone: r.timezone,
-    everyMs: r.every_ms,
-    task: readTemplate(r.template),
-    missed: pick(MISSED_POLICIES, r.missed, 'skip'),
-    overlap: pick(OVERLAP_POLICIES, r.overlap, 'allow'),
-    enabled: r.enabled,
-    nextDueAt: r.next_due_at,
-    lastDueAt: r.last_due_at,
-    lastEnqueuedAt: r.last_enqueued_at,
-    lastTaskId: r.last_task_id,
-    lastTaskStatus:
-      r.last_task_status === null ? null : pick<TaskStatus>(TASK_STATUSES, r.last_task_status, 'pending'),
-    skippedOverlap: r.skipped_overlap,
-    skippedMissed: r.skipped_missed,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-const SELECT = `SELECT s.*, t.status AS last_task_status FROM schedules s
-  LEFT JOIN tasks t ON t.id = s.last_task_id`;
-
-/** The stored columns from $1 on: name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at. */
+/**
+ * The stored columns from $1 on: name, cron, timezone, every_ms, template, missed, overlap,
+ * enabled, next_due_at, grace_ms, max_runtime_ms, min_runtime_ms.
+ */
 const argsOf = (s: NewSchedule): unknown[] => [
   s.name,
   s.cron,
@@ -126,6 +32,9 @@ const argsOf = (s: NewSchedule): unknown[] => [
   s.overlap,
   s.enabled,
   s.nextDueAt,
+  s.alarms.graceMs,
+  s.alarms.maxRuntimeMs,
+  s.alarms.minRuntimeMs,
 ];
 
 async function one(q: Queryable, where: string, param: unknown): Promise<ScheduleRow | null> {
@@ -182,7 +91,8 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
         // ON CONFLICT: two hosts creating the same name at once get one schedule and one refusal.
         const [row] = await q.query<{ id: number }>(
           `INSERT INTO schedules (name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at,
-             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+             grace_ms, max_runtime_ms, min_runtime_ms, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
            ON CONFLICT (name) DO NOTHING RETURNING id`,
           [...argsOf(s), now],
         );
@@ -197,7 +107,8 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
         if (s.name !== name) await refuseTaken(q, s.name, old.id);
         await q.query(
           `UPDATE schedules SET name = $1, cron = $2, timezone = $3, every_ms = $4, template = $5, missed = $6,
-             overlap = $7, enabled = $8, next_due_at = $9, updated_at = $10 WHERE id = $11`,
+             overlap = $7, enabled = $8, next_due_at = $9, grace_ms = $10, max_runtime_ms = $11,
+             min_runtime_ms = $12, updated_at = $13 WHERE id = $14`,
           [...argsOf(s), now, old.id],
         );
         q.changed();
