@@ -28,6 +28,8 @@ function commandPath(cmd: Command): string {
 
 /** Throws for a reader when the folder is missing; returns a note to print for a writer. */
 export function checkDbFolder(cmd: Command, file: string): string | null {
+  // A server's queue (postgres://...) has no folder; the server says whether it is there.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file)) return null;
   const dir = path.dirname(path.resolve(file));
   if (fs.existsSync(dir)) return null;
   if (READERS.has(commandPath(cmd)))
