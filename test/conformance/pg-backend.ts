@@ -47,7 +47,15 @@ export async function dropSchema(schema: string): Promise<void> {
   c.on('error', () => {});
   await c.connect();
   try {
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        return;
+      } catch (e) {
+        // a process still working in it (a failed test's worker) can deadlock the drop
+        if (attempt >= 3 || (e as { code?: string }).code !== '40P01') throw e;
+      }
+    }
   } finally {
     await c.end();
   }

@@ -35,6 +35,20 @@ const TYPES = {
   },
 };
 
+/**
+ * A client that never ends the process with an unhandled 'error'. A connection that dies emits
+ * 'error' on its client, and the pool listens only to idle ones: one dying while checked out, or
+ * killed in the same network read that completed its connect (before anyone could listen), would
+ * crash the process. The query in flight fails with the error all the same, and that is what the
+ * caller sees; the pool drops a dead idle client on its own.
+ */
+class QuietClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => {});
+  }
+}
+
 /** A transaction that lost a serialization race or a deadlock is safe to run again from the top. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const TX_ATTEMPTS = 3;
@@ -72,9 +86,10 @@ export class PgDb implements Db {
       keepAlive: true,
       types: TYPES,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-      application_name: 'semaforo',
+      // names the queue in pg_stat_activity (which connections are whose)
+      application_name: `semaforo ${where.schema}`,
     };
-    this.pool = new pg.Pool({ ...this.config, max: options.poolSize ?? 4 });
+    this.pool = new pg.Pool({ ...this.config, max: options.poolSize ?? 4, Client: QuietClient });
     // An idle connection's error (server restart) must not crash the process: the next query
     // gets a fresh connection and reports its own error.
     this.pool.on('error', () => {});
@@ -82,11 +97,10 @@ export class PgDb implements Db {
 
   /** A connection of its own, outside the pool (the LISTEN connection); the caller ends it. */
   async connectClient(): Promise<pg.Client> {
-    const client = new pg.Client(this.config);
+    const client = new QuietClient(this.config);
     try {
       await client.connect();
     } catch (e) {
-      client.removeAllListeners();
       throw this.translate(e);
     }
     return client;
@@ -129,11 +143,6 @@ export class PgDb implements Db {
     } catch (e) {
       throw this.translate(e);
     }
-    // A checked-out client is the caller's to watch: a connection that dies under it emits
-    // 'error' (the pool listens only to idle ones), which would otherwise end the process. The
-    // query in flight fails with it too, and that is what the caller sees.
-    const onError = () => {};
-    client.on('error', onError);
     let changed = false;
     const q: Queryable = {
       query: async <R extends object>(sql: string, params?: readonly unknown[]) =>
@@ -172,7 +181,6 @@ export class PgDb implements Db {
       if (committing && xid !== null && broken !== undefined && (await this.committed(xid))) return out!;
       throw e;
     } finally {
-      client.removeListener('error', onError);
       client.release(broken);
     }
   }

@@ -40,9 +40,7 @@ export class PgListener {
     try {
       await this.listenOn(client);
     } catch (e) {
-      client.removeAllListeners();
-      client.on('error', () => {});
-      await client.end().catch(() => {});
+      await dispose(client);
       throw this.db.translate(e);
     }
     this.client = client;
@@ -77,11 +75,7 @@ export class PgListener {
       client = await this.db.connectClient();
       await this.listenOn(client);
     } catch (e) {
-      if (client) {
-        client.removeAllListeners();
-        client.on('error', () => {});
-        void client.end().catch(() => {});
-      }
+      if (client) void dispose(client);
       this.connecting = false;
       if (this.closed) return;
       this.onError(`cannot listen for changes on ${this.db.location}: ${(e as Error).message}; trying again`);
@@ -90,8 +84,7 @@ export class PgListener {
     }
     this.connecting = false;
     if (this.closed) {
-      client.removeAllListeners();
-      void client.end().catch(() => {});
+      void dispose(client);
       return;
     }
     this.client = client;
@@ -103,9 +96,7 @@ export class PgListener {
 
   private lost(client: pg.Client): void {
     if (this.client !== client) return;
-    client.removeAllListeners();
-    client.on('error', () => {}); // a late socket error of the dead connection
-    void client.end().catch(() => {});
+    void dispose(client);
     this.client = null;
     if (this.closed) return;
     this.onError(`lost the connection listening for changes on ${this.db.location}; reconnecting`);
@@ -138,11 +129,7 @@ export class PgListener {
     this.retryTimer = null;
     const c = this.client;
     this.client = null;
-    if (c) {
-      c.removeAllListeners();
-      c.on('error', () => {});
-      void c.end().catch(() => {});
-    }
+    if (c) void dispose(c);
   }
 
   close(): void {
@@ -150,4 +137,11 @@ export class PgListener {
     this.listeners.clear();
     this.disconnect();
   }
+}
+
+/** Ends a listener connection, deaf to what it still says (a late error of a dead socket). */
+async function dispose(client: pg.Client): Promise<void> {
+  client.removeAllListeners();
+  client.on('error', () => {});
+  await client.end().catch(() => {});
 }
