@@ -135,4 +135,34 @@ describe.skipIf(!pgAvailable)('worker processes on one PostgreSQL queue', () => 
     if (codes.some((code) => code !== 0)) throw new Error(`workers exited ${codes.join(', ')}:\n${errs}`);
     await c.close();
   });
+
+  it('returns the task of a SIGKILLed worker to the queue, and it finishes once in another', async () => {
+    const db = queue();
+    const log = path.join(tempDir(), 'log.jsonl');
+    const c = await controller(db);
+    const { task } = await c.enqueue({ kind: 'probe', payload: { ms: 1500 } });
+    const victim = await startWorker(db, log, 'victim', { LEASE_MS: '3000' });
+    await waitFor(() => readLog(log).some((l) => l.ev === 'start'), 'the victim started the task');
+    victim.kill('SIGKILL');
+    await exited(victim);
+    expect((await c.getTask(task.id))?.status).toBe('running');
+    const rescuer = await startWorker(db, log, 'rescuer', { LEASE_MS: '3000' });
+    const t = await waitFor(
+      async () => {
+        const now = await c.getTask(task.id);
+        return now?.status === 'done' && now;
+      },
+      'done',
+      30_000,
+    );
+    const lines = readLog(log);
+    expect(lines.filter((l) => l.ev === 'start')).toHaveLength(2);
+    expect(lines.filter((l) => l.ev === 'end')).toHaveLength(1);
+    expect(t.attempts).toBe(2);
+    expect(t.result).toEqual({ by: 'rescuer' });
+    expect(t.history.map((h) => h.outcome)).toEqual(['lost', 'done']);
+    rescuer.kill('SIGTERM');
+    expect(await exited(rescuer)).toBe(0);
+    await c.close();
+  });
 });
