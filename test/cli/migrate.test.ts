@@ -142,6 +142,28 @@ describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
     expect((await pg.listTasks({})).total).toBe(8);
   });
 
+  it('reports its progress on stderr for a big queue', async () => {
+    const file = path.join(tempDir(), 'big.db');
+    const store = await openStore(file);
+    await store.enqueue(
+      Array.from({ length: 12_000 }, (_, i) => task({ name: `t${i}` })),
+      T0,
+    );
+    await store.close();
+    const schema = freshSchemaName('migratebig');
+    try {
+      const r = await cli(['migrate', '--from', file, '--to', pgLocation(schema)]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.split('\n').filter((l) => l.startsWith('migrate: '))).toEqual([
+        'migrate: tasks 10000/12000',
+        'migrate: tasks 12000/12000',
+      ]);
+      expect(r.stdout).toMatch(/tasks +12000 \(pending 12000\)/);
+    } finally {
+      await dropSchema(schema);
+    }
+  });
+
   it('has help, and says what is wrong with a missing file or a non-PostgreSQL target', async () => {
     const help = await cli(['migrate', '--help']);
     expect(help.code).toBe(0);
