@@ -186,6 +186,24 @@ describe.each(backends)('operator actions on $name', (backend) => {
     },
   );
 
+  it('takes fractional times (a Retry-After of 1.5 s, performance.now) in actions and reads', async () => {
+    const { store } = await freshQueue(backend);
+    const [, , c] = await store.enqueue(tasks(3, { maxAttempts: 1 }), 0);
+    const [a, b] = await claim(store, A, 2, 10);
+    await finish(store, A, 20.4, ended(a!, 'failed', 'failed'));
+    await finish(store, A, 20.6, done(b!));
+    const near = (x: number | null | undefined, want: number) => Math.abs((x ?? NaN) - want) <= 1;
+    expect((await store.failedSince({ at: 0.5, id: 0 }, 10)).map((t) => t.id)).toEqual([a!.task.id]);
+    expect((await store.metrics(40.5, 1000.5)).byKind[0]).toMatchObject({ finished: 2, failed: 1 });
+    expect((await store.stats(40.5, 5)).recentFailures.map((t) => t.id)).toEqual([a!.task.id]);
+    expect(await store.cancel([c!.task.id], 30.5)).toEqual({ cancelled: [c!.task.id], requested: [] });
+    expect(near((await store.getTask(c!.task.id))!.finishedAt, 30.5)).toBe(true);
+    // Only what ended before 20.5 goes: the failure at 20.4, not the success at 20.6.
+    expect(await store.purgeFinished(20.5)).toBe(1);
+    expect(await store.retry([c!.task.id], 31.5)).toEqual([c!.task.id]);
+    expect(near((await store.getTask(c!.task.id))!.runAt, 31.5)).toBe(true);
+  });
+
   it('connections retrying the same failed tasks at once retry each one once', async () => {
     const q = await freshQueue(backend);
     const other = await q.connect();

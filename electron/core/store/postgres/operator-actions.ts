@@ -17,6 +17,7 @@ import {
   retryVerdict,
 } from '../../policy/task-rules.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
+import { atMs, untilMs } from './pg-clock.ts';
 import type { Db, Queryable } from './db.ts';
 import { INT, TEXT, orNull, rowChecker, toTask } from './rows.ts';
 
@@ -68,7 +69,7 @@ async function recordActions(
     `INSERT INTO history (task_id, type, attempt, started_at, ended_at, outcome, error)
      SELECT a.id, 'action', a.attempts, $3, $3, $4, $5
      FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS a(id, attempts, n) ORDER BY a.n`,
-    [acted.map((a) => a.id), acted.map((a) => a.attempts), now, outcome, error],
+    [acted.map((a) => a.id), acted.map((a) => a.attempts), atMs(now), outcome, error],
   );
 }
 
@@ -128,7 +129,7 @@ export async function retry(db: Db, ids: readonly number[], now: number): Promis
       rows.set(id, { ...row, status: TRANSITIONS.retryByUser.to, attempts: 0 });
     }
     if (out.length === 0) return [];
-    await q.query(RETRY, [out.map((o) => o.id), now, RETRYABLE_STATUSES]);
+    await q.query(RETRY, [out.map((o) => o.id), atMs(now), RETRYABLE_STATUSES]);
     await recordActions(q, out, now, 'retried', null);
     q.changed();
     return out.map((o) => o.id);
@@ -156,7 +157,7 @@ export async function retryFailed(db: Db, filter: RetryFilter, now: number): Pro
       return true;
     });
     if (out.length === 0) return [];
-    await q.query(RETRY, [out.map((o) => o.id), now, RETRYABLE_STATUSES]);
+    await q.query(RETRY, [out.map((o) => o.id), atMs(now), RETRYABLE_STATUSES]);
     // The attempt count at the time, as `retry` records it (SQLite's store records 0).
     await recordActions(q, out, now, 'retried', null);
     q.changed();
@@ -187,7 +188,7 @@ export async function cancel(
       await q.query(
         `UPDATE tasks SET status = '${TRANSITIONS.cancel.to}', finished_at = $2, error = $3
          WHERE id = ANY($1::bigint[]) AND status = ANY($4::text[])`,
-        [cancelled.map((c) => c.id), now, CANCELLED_BY_USER, CANCEL_NOW_STATUSES],
+        [cancelled.map((c) => c.id), atMs(now), CANCELLED_BY_USER, CANCEL_NOW_STATUSES],
       );
       await recordActions(q, cancelled, now, 'cancelled', CANCELLED_BY_USER);
     }
@@ -248,7 +249,8 @@ export async function purgeFinished(db: Db, before: number): Promise<number> {
          DELETE FROM history WHERE task_id IN (SELECT id FROM gone)
        )
        SELECT count(*) AS n FROM gone`,
-      [FINISHED_STATUSES, before],
+      // finished_at < before, for a whole number of ms: < its ceiling
+      [FINISHED_STATUSES, untilMs(before)],
     );
     const n = row?.n;
     if (!Number.isSafeInteger(n)) throw new Error(`purge: the count is ${String(n)}, expected an integer`);

@@ -47,7 +47,8 @@ export async function readGroups(
   clockOffset = 0,
 ): Promise<GroupInfo[]> {
   const queueNow = now + clockOffset;
-  const rows = await q.query<object>(GROUPS, [queueNow, only]);
+  // started_at > queueNow - period, for whole ms: > its floor
+  const rows = await q.query<object>(GROUPS, [Math.floor(queueNow), only]);
   return rows.map((row) => {
     const g = groupRow(row);
     return {

@@ -105,10 +105,11 @@ export async function listTasks(db: Db, q: ListQuery): Promise<TaskPage> {
 export async function failedSince(db: Db, after: { at: number; id: number }, limit: number): Promise<Task[]> {
   const rows = await db.query<object>(
     `SELECT * FROM tasks
-     WHERE status = 'failed' AND finished_at IS NOT NULL AND finished_at >= $1
+     WHERE status = 'failed' AND finished_at IS NOT NULL AND finished_at >= $4
        AND (finished_at > $1 OR id > $2)
      ORDER BY finished_at, id LIMIT $3`,
-    [after.at, after.id, limit],
+    // for whole ms: > at is > its floor, >= at is >= its ceiling (a cursor may be fractional)
+    [Math.floor(after.at), after.id, limit, Math.ceil(after.at)],
   );
   return rows.map((r) => toTask(r));
 }
@@ -168,7 +169,7 @@ export async function metrics(db: Db, now: number, windowMs: number): Promise<Me
     `SELECT kind, group_name, status, started_at, finished_at FROM tasks
      WHERE status = ANY($1::text[]) AND finished_at IS NOT NULL AND finished_at >= $2
      ORDER BY status, finished_at, id`,
-    [METRIC_STATUSES, now - windowMs],
+    [METRIC_STATUSES, Math.ceil(now - windowMs)],
   );
   return metricsOf(
     rows.map((row) => {

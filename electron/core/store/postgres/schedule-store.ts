@@ -10,6 +10,7 @@ import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
 import { recurrenceOf, type DueSchedule, type FirePlan } from '../../schedule/plan.ts';
 import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../schedule-store.ts';
 import type { NewTask } from '../task-store.ts';
+import { atMs, untilMs } from './pg-clock.ts';
 import type { Db, Queryable } from './db.ts';
 import { insertTasks } from './enqueue.ts';
 import { scheduleRow, toSchedule, type ScheduleRow } from './schedule-rows.ts';
@@ -31,7 +32,7 @@ const argsOf = (s: NewSchedule): unknown[] => [
   s.missed,
   s.overlap,
   s.enabled,
-  s.nextDueAt,
+  s.nextDueAt === null ? null : untilMs(s.nextDueAt),
   s.alarms.graceMs,
   s.alarms.maxRuntimeMs,
   s.alarms.minRuntimeMs,
@@ -94,7 +95,7 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
              grace_ms, max_runtime_ms, min_runtime_ms, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
            ON CONFLICT (name) DO NOTHING RETURNING id`,
-          [...argsOf(s), now],
+          [...argsOf(s), atMs(now)],
         );
         if (!row) throw new ConflictError(`schedule "${s.name}" already exists`);
         q.changed();
@@ -109,7 +110,7 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
           `UPDATE schedules SET name = $1, cron = $2, timezone = $3, every_ms = $4, template = $5, missed = $6,
              overlap = $7, enabled = $8, next_due_at = $9, grace_ms = $10, max_runtime_ms = $11,
              min_runtime_ms = $12, updated_at = $13 WHERE id = $14`,
-          [...argsOf(s), now, old.id],
+          [...argsOf(s), atMs(now), old.id],
         );
         q.changed();
         return byId(q, old.id);
@@ -130,8 +131,8 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
         const r = await byName(q, name);
         await q.query('UPDATE schedules SET enabled = $1, next_due_at = $2, updated_at = $3 WHERE id = $4', [
           enabled,
-          nextDueAt,
-          now,
+          nextDueAt === null ? null : untilMs(nextDueAt),
+          atMs(now),
           r.id,
         ]);
         q.changed();
@@ -150,7 +151,7 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
         const s = toSchedule(await byName(q, name));
         const [r] = await insertTasks(q, [{ ...taskFor(s, null, now), runAt: now }], now);
         if (!r) throw new Error(`schedule "${name}": its task was not enqueued`);
-        await q.query(ENQUEUED, [null, now, r.task.id, s.id]);
+        await q.query(ENQUEUED, [null, atMs(now), r.task.id, s.id]);
         q.changed();
         return { taskId: r.task.id, created: r.created };
       }),
@@ -159,7 +160,7 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
       // Most calls find nothing due: one plain read answers them, without a transaction's round
       // trips. Only a hint; the transaction decides again under its locks.
       const [due] = await db.query('SELECT 1 FROM schedules WHERE enabled AND next_due_at <= $1 LIMIT 1', [
-        now,
+        Math.floor(now),
       ]);
       if (!due) return { taskIds: [], schedules: 0 };
       return db.tx((q) => fireDue(q, now, plan));
@@ -189,7 +190,8 @@ async function fireDue(
     await q.query<object>(
       `${SELECT} WHERE s.enabled AND s.next_due_at <= $1 ORDER BY s.next_due_at, s.id LIMIT ${FIRE_BATCH}
        FOR UPDATE OF s SKIP LOCKED`,
-      [now],
+      // next_due_at <= now, for whole ms: <= its floor
+      [Math.floor(now)],
     )
   ).map(scheduleRow);
   const taskIds: number[] = [];
@@ -201,7 +203,7 @@ async function fireDue(
       // A damaged row cannot enqueue anything; park it instead of retrying it every second.
       await q.query(
         'UPDATE schedules SET enabled = false, next_due_at = NULL, updated_at = $1 WHERE id = $2',
-        [now, row.id],
+        [atMs(now), row.id],
       );
       continue;
     }
@@ -222,7 +224,13 @@ async function fireDue(
     await q.query(
       `UPDATE schedules SET next_due_at = $1, skipped_missed = skipped_missed + $2,
          skipped_overlap = skipped_overlap + $3, updated_at = $4 WHERE id = $5`,
-      [p.nextDueAt, p.droppedMissed, p.skippedOverlap, now, s.id],
+      [
+        p.nextDueAt === null ? null : untilMs(p.nextDueAt),
+        p.droppedMissed,
+        p.skippedOverlap,
+        atMs(now),
+        s.id,
+      ],
     );
     // One insert for every due time to fire (a catch-up may have many).
     const results = await insertTasks(
@@ -237,7 +245,7 @@ async function fireDue(
       taskIds.push(results[i]!.task.id);
       last = i;
     }
-    if (last >= 0) await q.query(ENQUEUED, [p.fire[last], now, results[last]!.task.id, s.id]);
+    if (last >= 0) await q.query(ENQUEUED, [p.fire[last], atMs(now), results[last]!.task.id, s.id]);
   }
   if (rows.length > 0) q.changed();
   return { taskIds, schedules: rows.length };
