@@ -142,12 +142,13 @@ describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
     expect((await pg.listTasks({})).total).toBe(8);
   });
 
-  it('reports its progress on stderr for a big queue', async () => {
+  it('copies a big queue with fractional times, its progress on stderr', async () => {
     const file = path.join(tempDir(), 'big.db');
     const store = await openStore(file);
     await store.enqueue(
-      Array.from({ length: 12_000 }, (_, i) => task({ name: `t${i}` })),
-      T0,
+      // fractional times, as a Retry-After of 1.5 s leaves them in SQLite
+      Array.from({ length: 12_000 }, (_, i) => task({ name: `t${i}`, runAt: T0 + i + 0.5 })),
+      T0 + 0.25,
     );
     await store.close();
     const schema = freshSchemaName('migratebig');
@@ -159,6 +160,11 @@ describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
         'migrate: tasks 12000/12000',
       ]);
       expect(r.stdout).toMatch(/tasks +12000 \(pending 12000\)/);
+      const pg = await openStore(pgLocation(schema));
+      const [first] = (await pg.listTasks({ order: 'asc', limit: 1 })).tasks;
+      await pg.close();
+      // a time to wait until, rounded up to the whole ms the column holds
+      expect(first!.runAt).toBe(T0 + 1);
     } finally {
       await dropSchema(schema);
     }

@@ -122,12 +122,18 @@ async function copyTable(
   return done;
 }
 
+/** The one column PostgreSQL holds as a fraction; every other number is a bigint. */
+const FRACTIONAL = new Set(['progress']);
+
 /**
- * PostgreSQL text cannot hold NUL, which SQLite text can (a handler's output of binary bytes):
- * it becomes U+FFFD, as would any lone surrogate, rather than failing the whole copy.
+ * What PostgreSQL cannot hold as SQLite did: NUL in text (a handler's output of binary bytes)
+ * becomes U+FFFD, as would any lone surrogate; a fractional time (SQLite keeps a Retry-After of
+ * 1.5 s as is) is rounded up to the whole ms the bigint column holds, so no wait gets shorter.
  */
-function storable(_key: string, v: unknown): unknown {
-  return typeof v === 'string' ? v.replaceAll('\0', '\uFFFD').toWellFormed() : v;
+function storable(key: string, v: unknown): unknown {
+  if (typeof v === 'string') return v.replaceAll('\0', '\uFFFD').toWellFormed();
+  if (typeof v === 'number' && !Number.isInteger(v) && !FRACTIONAL.has(key)) return Math.ceil(v);
+  return v;
 }
 
 /** The page as JSON arrays of at most BATCH_CHARS (a single larger row goes alone). */
