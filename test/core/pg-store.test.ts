@@ -138,6 +138,23 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     expect(vendor?.blockedUntil).toBeGreaterThan(ahead() + 20_000);
   });
 
+  it('holds a one-second rate limit between hosts 900 ms apart', async () => {
+    const schema = newSchema();
+    const ahead = () => Date.now() + 900;
+    const onTime = await open(schema);
+    const skewed = await open(schema, { hostClock: ahead });
+    await onTime.updateSettings({ globalConcurrency: 50 });
+    await onTime.updateGroup('api', { rate: { limit: 5, periodMs: 1000 } });
+    await onTime.enqueue(tasks(20, { group: 'api' }), 0);
+    const started = Date.now();
+    expect(await claim(onTime, A, 10, started)).toHaveLength(5);
+    // Past 100 ms, where a host ahead that took itself for in sync would see them out of its window.
+    await waitFor(() => Date.now() - started >= 200, '200 ms after the starts');
+    const out = await skewed.tick({ now: ahead, worker: B, leaseMs: LEASE_MS, finishes: [], claimMax: 10 });
+    // Only a tick a full second after those starts may take more.
+    if (Date.now() - started < 1000) expect(out.claimed).toEqual([]);
+  });
+
   it('creates the schema once when processes start together, and refuses a newer one', async () => {
     const schema = newSchema();
     const opened = await Promise.all([open(schema), open(schema), open(schema)]);
