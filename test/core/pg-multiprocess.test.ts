@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../electron/core/engine.ts';
+import { openStore } from '../../electron/core/store/open-store.ts';
 import {
   dropSchema,
   freshSchemaName,
@@ -15,10 +16,11 @@ import {
   pgLocation,
   PG_TEST_URL,
 } from '../conformance/pg-backend.ts';
-import { exited, spawnReady, tempDir, waitFor } from '../helpers.ts';
+import { exited, spawnNode, spawnReady, tempDir, waitFor } from '../helpers.ts';
 import { peakOverlap, probeHandler, readProbeLog as readLog, runIntervals } from './fixtures/probe.ts';
 
-const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'worker.ts');
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const WORKER = path.join(FIXTURES, 'worker.ts');
 const schemas: string[] = [];
 
 afterEach(async () => {
@@ -163,6 +165,31 @@ describe.skipIf(!pgAvailable)('worker processes on one PostgreSQL queue', () => 
     expect(t.history.map((h) => h.outcome)).toEqual(['lost', 'done']);
     rescuer.kill('SIGTERM');
     expect(await exited(rescuer)).toBe(0);
+    await c.close();
+  });
+  it('frees the claim lock of a host stopped mid-tick within seconds', { timeout: 45_000 }, async () => {
+    const db = queue();
+    const c = await controller(db);
+    await c.enqueue({ kind: 'probe', payload: { ms: 0 } });
+    const frozen = spawnNode([path.join(FIXTURES, 'stop-in-tick.ts'), db]);
+    let out = '';
+    frozen.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor(() => out.includes('locked'), 'the stopped host to hold the claim lock', 30_000);
+    const store = await openStore(db);
+    const started = Date.now();
+    const tick = await store.tick({
+      now: () => Date.now(),
+      worker: { id: 'awake', pid: process.pid, host: 'awake' },
+      leaseMs: 30_000,
+      finishes: [],
+      claimMax: 1,
+    });
+    // The server ends the stopped host's idle transaction (5 s), not after a minute.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(tick.claimed).toHaveLength(1);
+    frozen.kill('SIGKILL');
+    await exited(frozen);
+    await store.close();
     await c.close();
   });
 });
