@@ -28,12 +28,7 @@ export type KnownDefect =
   /** retryFailed records its `retried` action with attempt 0, not the attempt count at the time (reads) */
   | 'retryFailedActionAttempt'
   /** listTasks' search ignores case for ASCII letters only (SQLite's LIKE): `élan` misses `Élan` (reads) */
-  | 'searchAsciiCaseOnly'
-  /**
-   * retry / retryFailed of a task whose unique key an unfinished task holds again fail with
-   * SQLite's raw constraint error (a SqliteError, not a ConflictError naming the holder) (operator)
-   */
-  | 'retryHeldUniqueKey';
+  | 'searchAsciiCaseOnly';
 
 /** A backend's connection: the store contract itself. */
 export type Store = TaskStore;
@@ -48,7 +43,7 @@ const sqlite: Backend = {
     };
   },
   connect: (location) => openStore(location, { watchIntervalMs: 10 }),
-  knownDefects: ['retryFailedActionAttempt', 'searchAsciiCaseOnly', 'retryHeldUniqueKey'],
+  knownDefects: ['retryFailedActionAttempt', 'searchAsciiCaseOnly'],
 };
 
 export const backends: Backend[] = pgAvailable ? [sqlite, postgresBackend] : [sqlite];

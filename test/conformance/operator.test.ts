@@ -1,19 +1,6 @@
 /** What an operator does to tasks, groups and settings, and what each action refuses. */
 import { describe, expect, it } from 'vitest';
-import {
-  A,
-  B,
-  backends,
-  claim,
-  done,
-  ended,
-  finish,
-  freshQueue,
-  itUnless,
-  names,
-  task,
-  tasks,
-} from './harness.ts';
+import { A, B, backends, claim, done, ended, finish, freshQueue, names, task, tasks } from './harness.ts';
 import type { Store } from './harness.ts';
 
 /** Tasks in every status: pending, running, retrying, done, failed, cancelled (by name). */
@@ -166,25 +153,22 @@ describe.each(backends)('operator actions on $name', (backend) => {
     });
   });
 
-  itUnless(backend, 'retryHeldUniqueKey')(
-    'does not retry a task whose unique key an unfinished task holds again, and says which',
-    async () => {
-      const { store } = await freshQueue(backend);
-      const [keyed, plain] = await store.enqueue(
-        [task({ unique: 'nightly', maxAttempts: 1 }), task({ maxAttempts: 1 })],
-        0,
-      );
-      await finish(store, A, 20, ...(await claim(store, A, 2, 10)).map((c) => ended(c, 'failed', 'failed')));
-      const [holder] = await store.enqueue([task({ unique: 'nightly' })], 30);
-      await expect(store.retry([keyed!.task.id], 40)).rejects.toMatchObject({
-        name: 'ConflictError',
-        message: expect.stringContaining(`held by task ${holder!.task.id}`),
-      });
-      // Every other failed task is retried; that one stays failed, as it was.
-      expect(await store.retryFailed({}, 40)).toEqual([plain!.task.id]);
-      expect(await store.getTask(keyed!.task.id)).toMatchObject({ status: 'failed', attempts: 1 });
-    },
-  );
+  it('does not retry a task whose unique key an unfinished task holds again, and says which', async () => {
+    const { store } = await freshQueue(backend);
+    const [keyed, plain] = await store.enqueue(
+      [task({ unique: 'nightly', maxAttempts: 1 }), task({ maxAttempts: 1 })],
+      0,
+    );
+    await finish(store, A, 20, ...(await claim(store, A, 2, 10)).map((c) => ended(c, 'failed', 'failed')));
+    const [holder] = await store.enqueue([task({ unique: 'nightly' })], 30);
+    await expect(store.retry([keyed!.task.id], 40)).rejects.toMatchObject({
+      name: 'ConflictError',
+      message: expect.stringContaining(`held by task ${holder!.task.id}`),
+    });
+    // Every other failed task is retried; that one stays failed, as it was.
+    expect(await store.retryFailed({}, 40)).toEqual([plain!.task.id]);
+    expect(await store.getTask(keyed!.task.id)).toMatchObject({ status: 'failed', attempts: 1 });
+  });
 
   it('takes fractional times (a Retry-After of 1.5 s, performance.now) in actions and reads', async () => {
     const { store } = await freshQueue(backend);
