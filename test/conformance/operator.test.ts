@@ -202,6 +202,46 @@ describe.each(backends)('operator actions on $name', (backend) => {
     }
   });
 
+  it('connections retrying two failed tasks that share a unique key at once: one wins, the other is told who', async () => {
+    const q = await freshQueue(backend);
+    const other = await q.connect();
+    const failOne = async (key: string) => {
+      const [t] = await q.store.enqueue([task({ unique: key, group: key, maxAttempts: 1 })], 0);
+      await finish(
+        q.store,
+        A,
+        20,
+        ...(await claim(q.store, A, 1, 10)).map((c) => ended(c, 'failed', 'failed')),
+      );
+      return t!.task.id;
+    };
+    // Either may win, and a race is lost on only some tries: rounds, each on a key of its own.
+    for (let round = 0; round < 12; round++) {
+      const key = `nightly-${round}`;
+      const [a, b] = [await failOne(key), await failOne(key)];
+      const results = await Promise.allSettled([q.store.retry([a], 30), other.retry([b], 30)]);
+      const won = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+      expect(won).toHaveLength(1);
+      const lost = results.find((r) => r.status === 'rejected');
+      expect(lost?.reason).toMatchObject({
+        name: 'ConflictError',
+        message: expect.stringContaining(`held by task ${won[0]}`),
+      });
+      // An enqueue of the key racing retryFailed: one unfinished task holds it, whichever came first.
+      await q.store.cancel(won, 40);
+      const [retried, [enqueued]] = await Promise.all([
+        q.store.retryFailed({ group: key }, 50),
+        other.enqueue([task({ unique: key, group: key })], 50),
+      ]);
+      const holders = (await q.store.listTasks({ status: ['pending'], group: key })).tasks;
+      expect(holders.map((t) => t.id)).toEqual([enqueued!.task.id]);
+      // the retried task holds it (the enqueue got it back), or the new task (the retry skipped b)
+      expect(enqueued!.created).toBe(!retried.includes(enqueued!.task.id));
+      // the next round claims only its own tasks
+      await q.store.cancel([enqueued!.task.id], 60);
+    }
+  });
+
   it('a cancel racing a claim either cancels the task or asks its new worker to stop it', async () => {
     const q = await freshQueue(backend);
     const other = await q.connect();

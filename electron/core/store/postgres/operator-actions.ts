@@ -6,13 +6,16 @@
  * meanwhile cannot slip between the decision and the write.
  */
 import { ACTIVE_STATUSES, FINISHED_STATUSES, type Task, type TaskStatus } from '../../../../shared/domain.ts';
+import pg from 'pg';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
+import { StorageError } from '../../errors.ts';
 import type { RetryFilter } from '../../../../shared/schemas.ts';
 import {
   CANCELLED_BY_USER,
   CANCEL_NOW_STATUSES,
   RETRYABLE_STATUSES,
   cancelVerdict,
+  heldKeyRefusal,
   removeRefusal,
   retryVerdict,
 } from '../../policy/task-rules.ts';
@@ -102,8 +105,36 @@ async function keyHolders(
   };
 }
 
-const heldMessage = (t: Locked, holder: number) =>
-  `task ${t.id} cannot be retried: its unique key "${t.unique_key}" is held by task ${holder}, which has not finished`;
+const heldMessage = (t: Locked, holder: number) => heldKeyRefusal(t.id, t.unique_key ?? '', holder);
+
+/** Whether `e` is the unique index of active keys refusing a write (PostgreSQL's 23505 on it). */
+function isActiveKeyClash(e: unknown): boolean {
+  const cause = e instanceof StorageError ? e.cause : e;
+  return (
+    cause instanceof pg.DatabaseError && cause.code === '23505' && cause.constraint === 'tasks_unique_active'
+  );
+}
+
+const KEY_RACE_ATTEMPTS = 3;
+
+/**
+ * Runs a retry transaction again when another transaction took one of its keys between its holder
+ * check and its write (a retry or an enqueue of the same key, committed meanwhile: the row locks
+ * do not cover a key). The next run sees that holder and refuses or skips the task as the policy
+ * says. Catching the clash covers every writer of a key; an advisory lock would have to be taken
+ * by each of them (enqueue, schedules) to do the same.
+ */
+async function againOnKeyClash<T>(db: Db, fn: (q: Queryable) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.tx(fn);
+    } catch (e) {
+      if (!isActiveKeyClash(e)) throw e;
+      if (attempt === KEY_RACE_ATTEMPTS)
+        throw new ConflictError('cannot retry: a unique key of these tasks kept changing hands; try again');
+    }
+  }
+}
 
 /** Back to pending from scratch; any worker may run a retry (a reservation is dropped). */
 const RETRY = `UPDATE tasks SET status = '${TRANSITIONS.retryByUser.to}', attempts = 0, retry_after_count = 0,
@@ -112,7 +143,7 @@ const RETRY = `UPDATE tasks SET status = '${TRANSITIONS.retryByUser.to}', attemp
   WHERE id = ANY($1::bigint[]) AND status = ANY($3::text[])`;
 
 export async function retry(db: Db, ids: readonly number[], now: number): Promise<number[]> {
-  return db.tx(async (q) => {
+  return againOnKeyClash(db, async (q) => {
     const rows = await lock(q, ids);
     const keys = await keyHolders(q, [...rows.values()]);
     const out: { id: number; attempts: number }[] = [];
@@ -137,7 +168,7 @@ export async function retry(db: Db, ids: readonly number[], now: number): Promis
 }
 
 export async function retryFailed(db: Db, filter: RetryFilter, now: number): Promise<number[]> {
-  return db.tx(async (q) => {
+  return againOnKeyClash(db, async (q) => {
     const rows = await q.query<object>(
       `SELECT ${LOCKED_COLUMNS} FROM tasks
        WHERE status = 'failed' AND ($1::text IS NULL OR group_name = $1) AND ($2::text IS NULL OR kind = $2)
