@@ -13,8 +13,12 @@ export interface PgLocation {
 
 export const DEFAULT_SCHEMA = 'semaforo';
 
-/** Lower-case identifiers only: PostgreSQL folds unquoted names, and these are used unquoted. */
-const SCHEMA_RE = /^[a-z_][a-z0-9_]{0,62}$/;
+/**
+ * Lower-case identifiers only: PostgreSQL folds unquoted names, and these are used unquoted. At
+ * most 54 characters: the queue's NOTIFY channel `semaforo.<schema>` must fit PostgreSQL's
+ * 63-byte names, or every write fails.
+ */
+const SCHEMA_RE = /^[a-z_][a-z0-9_]{0,53}$/;
 
 export function isPgUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
@@ -31,16 +35,20 @@ export function parsePgLocation(location: string): PgLocation {
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
     throw new Error(`invalid PostgreSQL URL: expected postgres://, got ${url.protocol}//`);
   const schema = url.searchParams.get('schema') ?? DEFAULT_SCHEMA;
-  if (!SCHEMA_RE.test(schema))
-    throw new Error(
-      `invalid schema "${schema}" in the PostgreSQL URL: use lower-case letters, digits and _ (at most 63)`,
-    );
+  checkSchema(schema);
   url.searchParams.delete('schema');
   const connectionString = url.toString();
   const shown = new URL(url.toString());
   shown.password = '';
   if (schema !== DEFAULT_SCHEMA) shown.searchParams.set('schema', schema);
   return { connectionString, schema, display: shown.toString() };
+}
+
+function checkSchema(schema: string): void {
+  if (!SCHEMA_RE.test(schema))
+    throw new Error(
+      `invalid schema "${schema}" in the PostgreSQL URL: use lower-case letters, digits and _ (at most 54)`,
+    );
 }
 
 /** A URL-ish text without anything between `:` and `@` of its authority. */
