@@ -25,6 +25,28 @@ describe('a PostgreSQL location', () => {
       /^invalid schema "a+" in the PostgreSQL URL: [^\n]*at most 54/,
     );
   });
+
+  it('shows neither the password nor any query option but the schema', () => {
+    const where = parsePgLocation(
+      `postgres://u@db.example/q?password=p1&sslpassword=p2&sslkey=/k/p3.key&schema=jobs`,
+    );
+    expect(where.display).toBe('postgres://u@db.example/q?schema=jobs');
+    expect(where.connectionString).toContain('password=p1');
+    expect(parsePgLocation(`${base}?sslmode=require`).display).toBe('postgres://u@db.example:5432/q');
+  });
+
+  it('keeps a password with / or @ out of the error for a URL it cannot parse', () => {
+    for (const bad of ['postgres://u:pa/ss@wo@rd@[bad/q', 'postgres://u:se/cret@:99999/q?password=x']) {
+      let message = '';
+      try {
+        parsePgLocation(bad);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(/^invalid PostgreSQL URL: /);
+      expect(message).not.toMatch(/pa\/ss|wo|se\/cret|password=x/);
+    }
+  });
 });
 
 describe.skipIf(!pgAvailable)('a PostgreSQL queue with the longest schema name', () => {

@@ -38,8 +38,11 @@ export function parsePgLocation(location: string): PgLocation {
   checkSchema(schema);
   url.searchParams.delete('schema');
   const connectionString = url.toString();
+  // Shown without its password, nor any query option (password=, sslpassword=, sslkey= may be
+  // secrets): the schema alone says which queue.
   const shown = new URL(url.toString());
   shown.password = '';
+  shown.search = '';
   if (schema !== DEFAULT_SCHEMA) shown.searchParams.set('schema', schema);
   return { connectionString, schema, display: shown.toString() };
 }
@@ -51,7 +54,11 @@ function checkSchema(schema: string): void {
     );
 }
 
-/** A URL-ish text without anything between `:` and `@` of its authority. */
+/** A URL-ish text without its user info (everything between `//` and the last `@`) nor query. */
 function redact(text: string): string {
-  return text.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1@');
+  const at = text.lastIndexOf('@');
+  const start = text.indexOf('//');
+  const bare = start >= 0 && at > start ? `${text.slice(0, start + 2)}…${text.slice(at)}` : text;
+  const q = bare.indexOf('?');
+  return q >= 0 ? `${bare.slice(0, q)}?…` : bare;
 }
