@@ -26,6 +26,14 @@ describe('a PostgreSQL location', () => {
     );
   });
 
+  it('refuses reserved SQL words and pg_ names as a schema, in one line', () => {
+    for (const bad of ['select', 'user', 'order', 'left', 'pg_foo'])
+      expect(() => parsePgLocation(`${base}?schema=${bad}`)).toThrow(
+        new RegExp(`^invalid schema "${bad}" in the PostgreSQL URL: [^\\n]+$`),
+      );
+    expect(parsePgLocation(`${base}?schema=users`).schema).toBe('users');
+  });
+
   it('shows neither the password nor any query option but the schema', () => {
     const where = parsePgLocation(
       `postgres://u@db.example/q?password=p1&sslpassword=p2&sslkey=/k/p3.key&schema=jobs`,

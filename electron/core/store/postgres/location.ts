@@ -3,6 +3,8 @@
  * schema (default `semaforo`) lets several queues share one database; it is validated here once,
  * so it can be used as a bare identifier (search_path, channel names) everywhere else.
  */
+import { RESERVED_WORDS } from './pg-keywords.ts';
+
 export interface PgLocation {
   /** what the client connects with (the password included, the schema option removed) */
   connectionString: string;
@@ -52,6 +54,12 @@ function checkSchema(schema: string): void {
     throw new Error(
       `invalid schema "${schema}" in the PostgreSQL URL: use lower-case letters, digits and _ (at most 54)`,
     );
+  if (RESERVED_WORDS.has(schema))
+    throw new Error(
+      `invalid schema "${schema}" in the PostgreSQL URL: a reserved SQL word, choose another name`,
+    );
+  if (schema.startsWith('pg_'))
+    throw new Error(`invalid schema "${schema}" in the PostgreSQL URL: pg_ names are PostgreSQL's own`);
 }
 
 /** A URL-ish text without its user info (everything between `//` and the last `@`) nor query. */
