@@ -155,6 +155,21 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     if (Date.now() - started < 1000) expect(out.claimed).toEqual([]);
   });
 
+  it("warns of a host clock far off the database's, whose due times the others see shifted", async () => {
+    const schema = newSchema();
+    const heard: string[] = [];
+    await open(schema, { onBackgroundError: (m) => heard.push(m) });
+    expect(heard).toEqual([]);
+    await open(schema, {
+      hostClock: () => Date.now() + 10 * 60_000,
+      onBackgroundError: (m) => heard.push(m),
+    });
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toMatch(
+      /^this host's clock is 600\.\d s ahead of the database's: due times [^\n]+NTP\)$/,
+    );
+  });
+
   it('creates the schema once when processes start together, and refuses a newer one', async () => {
     const schema = newSchema();
     const opened = await Promise.all([open(schema), open(schema), open(schema)]);

@@ -26,6 +26,24 @@ export async function measureClockOffset(db: Db, hostClock: () => number): Promi
   return best.offset;
 }
 
+/** Beyond this, due times written by one host are visibly off on the others (see offsetWarning). */
+const WARN_MS = 1000;
+
+/**
+ * What to tell the user of a host whose clock is off, or null. Due times (run_at) stay on each
+ * host's own clock, as the contract's times are (docs/ARCHITECTURE.md, "Clocks"): a task this
+ * host enqueues to run now waits that long on a host behind it, and one it delays starts early
+ * on a host ahead.
+ */
+export function offsetWarning(offset: number): string | null {
+  if (Math.abs(offset) < WARN_MS) return null;
+  const s = (Math.abs(offset) / 1000).toFixed(1);
+  return (
+    `this host's clock is ${s} s ${offset < 0 ? 'ahead of' : 'behind'} the database's: due times it writes ` +
+    `are off by as much on the other hosts (sync its clock, e.g. with NTP)`
+  );
+}
+
 /**
  * A time as the bigint columns hold it. The contract's times are numbers, and a fractional one
  * (a Retry-After of 1.5 s from a header, a clock read from performance.now) would be refused by

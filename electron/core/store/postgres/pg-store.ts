@@ -12,7 +12,7 @@ import { reclaimLost, releaseLeases, renewLeases, setProgress } from './leases.t
 import { PgListener } from './listener.ts';
 import { migratePg } from './migrations.ts';
 import { cancel, purgeFinished, remove, retry, retryFailed, setPriority } from './operator-actions.ts';
-import { measureClockOffset } from './pg-clock.ts';
+import { measureClockOffset, offsetWarning } from './pg-clock.ts';
 import { settings, updateGroup, updateSettings } from './queue-settings.ts';
 import { failedSince, getTask, listTasks, metrics, stats } from './reads.ts';
 import { createPgScheduleStore } from './schedule-store.ts';
@@ -38,7 +38,10 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     await migratePg(db);
     const hostClock = options.hostClock ?? Date.now;
     const offset = await measureClockOffset(db, hostClock);
-    const listener = new PgListener(db, onceEach(options.onBackgroundError));
+    const report = onceEach(options.onBackgroundError);
+    const warning = offsetWarning(offset);
+    if (warning !== null) report(warning);
+    const listener = new PgListener(db, report);
     await listener.start();
     return new PgTaskStore(db, listener, offset, hostClock);
   } catch (e) {
