@@ -7,7 +7,7 @@ import { createEngine, type Engine, type EngineOptions } from '../core/engine.ts
 import { stderrLogger } from '../core/logger.ts';
 import path from 'node:path';
 import { dataDir, defaultDbPath } from '../core/paths.ts';
-import { checkDbFolder } from './db-folder.ts';
+import { checkDbFolder, isReader } from './db-folder.ts';
 import type { CliIo } from './io.ts';
 import { printable } from './printable.ts';
 
@@ -56,6 +56,7 @@ export class CliContext {
     if (note) this.io.err(note);
     const engine = await createEngine({
       file,
+      existingOnly: isReader(cmd),
       logger: stderrLogger(this.globals(cmd).verbose === true),
       ...options,
     });

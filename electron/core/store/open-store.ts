@@ -18,6 +18,11 @@ export interface OpenStoreOptions {
   watchIntervalMs?: number;
   /** Told, once per distinct message, of a failure of the store's own background work. */
   onBackgroundError?: (message: string) => void;
+  /**
+   * A queue on a server (postgres://) is not created: a NotFoundError if it is not there (a
+   * mistyped ?schema= must not look like an empty queue). Files: the CLI checks their folder.
+   */
+  existingOnly?: boolean;
 }
 
 const URL_RE = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -27,7 +32,10 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   if (URL_RE.test(location)) {
     const scheme = location.slice(0, location.indexOf(':')).toLowerCase();
     if (scheme === 'postgres' || scheme === 'postgresql')
-      return openPgStore(location, { onBackgroundError: options.onBackgroundError });
+      return openPgStore(location, {
+        onBackgroundError: options.onBackgroundError,
+        existingOnly: options.existingOnly,
+      });
     throw new Error(
       `cannot open a queue at a ${scheme}:// URL: give the queue as a file path or a postgres:// URL`,
     );

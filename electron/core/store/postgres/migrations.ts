@@ -5,6 +5,7 @@
  * migration commits together with its version, so a crash leaves the old or the new schema.
  * Never edit a shipped migration: add the next one.
  */
+import { NotFoundError } from '../../../../shared/errors.ts';
 import { SchemaTooNewError } from '../../errors.ts';
 import type { PgDb, Queryable } from './db.ts';
 import { SCHEMA_V1 } from './schema.ts';
@@ -35,11 +36,15 @@ async function versionOf(q: Queryable, schema: string): Promise<number> {
   return v?.version ?? 0;
 }
 
-/** Brings the queue's schema to the latest version; throws SchemaTooNewError for a newer one. */
-export async function migratePg(db: PgDb): Promise<{ from: number; to: number }> {
+/**
+ * Brings the queue's schema to the latest version; throws SchemaTooNewError for a newer one, and
+ * NotFoundError for none when `create` is false.
+ */
+export async function migratePg(db: PgDb, { create = true } = {}): Promise<{ from: number; to: number }> {
   const schema = db.schema;
   // Fast path: an existing, current schema needs no lock.
   const seen = await db.tx((q) => versionOf(q, schema));
+  if (seen === 0 && !create) throw new NotFoundError(`no queue at ${db.location} (check ?schema=)`);
   if (seen > LATEST_PG_SCHEMA_VERSION) throw new SchemaTooNewError(seen, LATEST_PG_SCHEMA_VERSION);
   if (seen === LATEST_PG_SCHEMA_VERSION) return { from: seen, to: seen };
   return db.tx(async (q) => {

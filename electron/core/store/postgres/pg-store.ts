@@ -29,13 +29,15 @@ export interface PgStoreOptions {
   hostClock?: () => number;
   /** connections in the pool @defaultValue 4 */
   poolSize?: number;
+  /** refuse (NotFoundError) instead of creating a queue that is not there @defaultValue false */
+  existingOnly?: boolean;
 }
 
 /** Opens (creating or migrating the schema if needed) the queue at a postgres:// URL. */
 export async function openPgStore(url: string, options: PgStoreOptions = {}): Promise<TaskStore> {
   const db = openPgDb(url, { poolSize: options.poolSize });
   try {
-    await migratePg(db);
+    await migratePg(db, { create: options.existingOnly !== true });
     const hostClock = options.hostClock ?? Date.now;
     const offset = await measureClockOffset(db, hostClock);
     const report = onceEach(options.onBackgroundError);
