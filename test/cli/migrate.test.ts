@@ -5,6 +5,7 @@
  * tasks never reuse an id, and a queue already there is not overwritten unless asked.
  */
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planFires } from '../../electron/core/schedule/plan.ts';
 import { openStore } from '../../electron/core/store/open-store.ts';
@@ -165,6 +166,40 @@ describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
       await pg.close();
       // a time to wait until, rounded up to the whole ms the column holds
       expect(first!.runAt).toBe(T0 + 1);
+    } finally {
+      await dropSchema(schema);
+    }
+  });
+
+  it('names the table, row and column of a source row PostgreSQL cannot hold, and writes nothing', async () => {
+    const file = path.join(tempDir(), 'damaged.db');
+    const store = await openStore(file);
+    await store.enqueue([task({ name: 'fine' }), task({ name: 'hand-edited' })], T0);
+    await store.updateGroup('disk', { concurrency: 2 });
+    await store.close();
+    const schema = freshSchemaName('migratebad');
+    const damage = async (sql: string) => {
+      const db = new Database(file);
+      db.exec(sql);
+      db.close();
+    };
+    try {
+      await damage("UPDATE tasks SET run_at = 'soon' WHERE id = 2");
+      const r = await cli(['migrate', '--from', file, '--to', pgLocation(schema)]);
+      expect([r.code, r.stderr.trim()]).toEqual([
+        1,
+        `semaforo: cannot copy tasks row 2: run_at is "soon", expected an integer; fix or delete that row in ${file}, nothing was copied`,
+      ]);
+      await damage(
+        "UPDATE tasks SET run_at = 0 WHERE id = 2; UPDATE groups SET concurrency = 'two' WHERE name = 'disk'",
+      );
+      const g = await cli(['migrate', '--from', file, '--to', pgLocation(schema)]);
+      expect(g.stderr).toContain(
+        'cannot copy groups row "disk": concurrency is "two", expected an integer or null',
+      );
+      const pg = await openStore(pgLocation(schema));
+      expect((await pg.listTasks({})).total).toBe(0);
+      await pg.close();
     } finally {
       await dropSchema(schema);
     }

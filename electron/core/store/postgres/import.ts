@@ -1,18 +1,21 @@
 /**
  * A whole queue (store/queue-export.ts) written into a PostgreSQL queue, as one transaction: the
- * target ends up holding the copy, verified row count by row count, or is left as it was. Rows
- * go in as JSON batches through json_populate_recordset, so each column is converted (and
- * checked) by PostgreSQL's own input functions; the per-group counts follow from the insert
- * triggers, and the id sequences are moved past the copied ids.
+ * target ends up holding the copy, verified row count by row count, or is left as it was. Each
+ * row is first checked against the target's column types (rows.ts), so a damaged source row is
+ * named by table, row and column; rows then go in as JSON batches through
+ * json_populate_recordset; the per-group counts follow from the insert triggers, and the id
+ * sequences are moved past the copied ids.
  */
 import {
   EXPORT_TABLES,
   type CopyReport,
   type ExportRow,
   type ExportTable,
+  type ExportValue,
   type QueueExport,
 } from '../queue-export.ts';
 import type { Db, Queryable } from './db.ts';
+import { FLAG, INT, TEXT, TIME, orNull, rowChecker, type ColumnType } from './rows.ts';
 
 /** Rows per statement, and the JSON text a statement may carry (payloads can be large). */
 const BATCH_ROWS = 2000;
@@ -20,6 +23,25 @@ const BATCH_CHARS = 8 * 1024 * 1024;
 
 /** The tables that make a queue not empty (settings always has its one row). */
 const CONTENT: readonly ExportTable[] = ['tasks', 'history', 'schedules', 'groups', 'group_starts'];
+
+/** The column that names a row of each table in a message. */
+const ROW_KEY: Readonly<Record<ExportTable, string>> = {
+  settings: 'id',
+  groups: 'name',
+  group_starts: 'group_name',
+  schedules: 'id',
+  tasks: 'id',
+  history: 'id',
+};
+
+/** A value each column type takes (after `storable`); a type not listed is left to the server. */
+const COLUMN_TYPES: Readonly<Record<string, ColumnType>> = {
+  bigint: INT,
+  'double precision': TIME,
+  boolean: FLAG,
+  text: TEXT,
+};
+const ANY: ColumnType = { check: () => true, expected: 'anything' };
 
 /** Tables whose ids come from an identity sequence. */
 const IDENTITY: readonly ExportTable[] = ['tasks', 'history', 'schedules'];
@@ -80,13 +102,24 @@ async function contentOf(q: Queryable): Promise<string[]> {
   return CONTENT.filter((t) => (row?.[t] ?? 0) > 0).map((t) => `${row![t]} ${t.replace('_', ' ')}`);
 }
 
-async function columnsOf(q: Queryable, table: string): Promise<Set<string>> {
-  const rows = await q.query<{ column_name: string }>(
-    `SELECT column_name FROM information_schema.columns
+/** The target's columns of `table` with the type of value each takes. */
+async function columnsOf(q: Queryable, table: string): Promise<Map<string, ColumnType>> {
+  const rows = await q.query<{ column_name: string; data_type: string; is_nullable: string }>(
+    `SELECT column_name, data_type, is_nullable FROM information_schema.columns
      WHERE table_schema = current_schema() AND table_name = $1`,
     [table],
   );
-  return new Set(rows.map((r) => r.column_name));
+  return new Map(
+    rows.map((r) => {
+      const t = COLUMN_TYPES[r.data_type] ?? ANY;
+      return [r.column_name, r.is_nullable === 'YES' ? orNull(t) : t];
+    }),
+  );
+}
+
+/** A source row the target cannot hold, named; nothing is written (the transaction rolls back). */
+function unfit(source: QueueExport, what: string): Error {
+  return new Error(`cannot copy ${what}; fix or delete that row in ${source.location}, nothing was copied`);
 }
 
 async function copyTable(
@@ -97,6 +130,7 @@ async function copyTable(
 ): Promise<number> {
   const target = await columnsOf(q, table);
   let columns: string[] | null = null;
+  let check: (row: object) => object = (row) => row;
   let done = 0;
   const total = source.counts[table];
   for await (const page of source.rows(table, BATCH_ROWS)) {
@@ -108,8 +142,17 @@ async function copyTable(
         throw new Error(
           `${table}: the target has no column ${lost.join(', ')}; update Semaforo where it runs`,
         );
+      check = rowChecker(table, Object.fromEntries(columns.map((c) => [c, target.get(c)!])), ROW_KEY[table]);
     }
-    for (const chunk of bySize(page)) {
+    const rows = page.map((row) => {
+      const r = storableRow(row);
+      try {
+        return check(r);
+      } catch (e) {
+        throw unfit(source, (e as Error).message);
+      }
+    });
+    for (const chunk of bySize(rows)) {
       const list = columns.join(', ');
       await q.query(
         `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, $1::json)`,
@@ -130,19 +173,22 @@ const FRACTIONAL = new Set(['progress']);
  * becomes U+FFFD, as would any lone surrogate; a fractional time (SQLite keeps a Retry-After of
  * 1.5 s as is) is rounded up to the whole ms the bigint column holds, so no wait gets shorter.
  */
-function storable(key: string, v: unknown): unknown {
+function storable(key: string, v: ExportValue): ExportValue {
   if (typeof v === 'string') return v.replaceAll('\0', '\uFFFD').toWellFormed();
   if (typeof v === 'number' && !Number.isInteger(v) && !FRACTIONAL.has(key)) return Math.ceil(v);
   return v;
 }
 
-/** The page as JSON arrays of at most BATCH_CHARS (a single larger row goes alone). */
-function bySize(page: readonly ExportRow[]): string[] {
+const storableRow = (row: ExportRow): ExportRow =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, storable(k, v)]));
+
+/** The rows as JSON arrays of at most BATCH_CHARS (a single larger row goes alone). */
+function bySize(page: readonly object[]): string[] {
   const out: string[] = [];
   let parts: string[] = [];
   let size = 0;
   for (const row of page) {
-    const text = JSON.stringify(row, storable);
+    const text = JSON.stringify(row);
     if (parts.length > 0 && size + text.length > BATCH_CHARS) {
       out.push(`[${parts.join(',')}]`);
       parts = [];

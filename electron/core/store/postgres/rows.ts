@@ -61,7 +61,7 @@ export interface HistoryRow {
 }
 
 /** A column's type: its check, and how a message names it. */
-interface ColumnType {
+export interface ColumnType {
   readonly check: (v: unknown) => boolean;
   readonly expected: string;
 }
@@ -79,15 +79,17 @@ export type RowSpec<R> = { readonly [K in keyof R]-?: ColumnType };
 
 /**
  * A checker for rows of `table`: returns the row as `R`, or throws one line naming the table,
- * the row's id and the first column that does not hold its type.
+ * the row (by its `key` column: a number as is, text quoted) and the first column that does not
+ * hold its type.
  */
-export function rowChecker<R>(table: string, spec: RowSpec<R>): (row: object) => R {
+export function rowChecker<R>(table: string, spec: RowSpec<R>, key = 'id'): (row: object) => R {
   const columns = Object.entries(spec) as [string, ColumnType][];
   return (row) => {
     const r = row as Record<string, unknown>;
     for (const [column, t] of columns) {
       if (!t.check(r[column])) {
-        const id = typeof r.id === 'number' || typeof r.id === 'string' ? ` ${r.id}` : '';
+        const k = r[key];
+        const id = typeof k === 'number' ? ` ${k}` : typeof k === 'string' ? ` ${show(k)}` : '';
         throw new Error(`${table} row${id}: ${column} is ${show(r[column])}, expected ${t.expected}`);
       }
     }
