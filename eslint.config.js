@@ -79,9 +79,11 @@ export default defineConfig(
       message: 'the engine must not depend on its faces',
     }),
   })),
-  // The backend's own folder, and the factory that opens it, may import it (same depth rules).
+  // The backend's own folder, the factory that opens it, and the copier between backends
+  // (`semaforo migrate`) may import it (same depth rules).
   ...[
     ['electron/core/store/open-store.ts', 1],
+    ['electron/core/store/copy-queue.ts', 1],
     ['electron/core/store/sqlite/*', 2],
   ].map(([files, depth]) => ({
     files: [files],

@@ -109,6 +109,12 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
       'put an existing crontab behind the queue: wrap its lines in `semaforo run`, or move them into schedules',
     load: async (ctx) => (await import('./commands/adopt.ts')).adoptCommand(ctx),
   },
+  migrate: {
+    term: 'migrate [options]',
+    summary:
+      'copy a queue file (tasks, history, groups, settings, schedules) into a PostgreSQL queue, and verify the counts',
+    load: async (ctx) => (await import('./commands/migrate.ts')).migrateCommand(ctx),
+  },
   where: {
     term: 'where',
     summary: 'say which queue file and handler folder this command line uses, and why (opens nothing)',

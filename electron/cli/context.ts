@@ -5,8 +5,9 @@
 import type { Command } from 'commander';
 import { createEngine, type Engine, type EngineOptions } from '../core/engine.ts';
 import { stderrLogger } from '../core/logger.ts';
-import { defaultDbPath } from '../core/paths.ts';
-import { checkDbFolder } from './db-folder.ts';
+import path from 'node:path';
+import { dataDir, defaultDbPath } from '../core/paths.ts';
+import { checkDbFolder, isReader } from './db-folder.ts';
 import type { CliIo } from './io.ts';
 import { printable } from './printable.ts';
 
@@ -38,6 +39,15 @@ export class CliContext {
     return this.globals(cmd).db ?? defaultDbPath(this.io.env);
   }
 
+  /**
+   * Where this queue's local files go (the dashboard's token, adopt's crontab records): next to
+   * a queue file; for a queue on a server (postgres://...), the data folder.
+   */
+  localFolder(cmd: Command): string {
+    const db = this.dbPath(cmd);
+    return /^[a-z][a-z0-9+.-]*:\/\//i.test(db) ? dataDir(this.io.env) : path.dirname(path.resolve(db));
+  }
+
   /** Opens the queue; closed when the command ends. */
   async engine(cmd: Command, options: Partial<EngineOptions> = {}): Promise<Engine> {
     const file = this.dbPath(cmd);
@@ -46,6 +56,7 @@ export class CliContext {
     if (note) this.io.err(note);
     const engine = await createEngine({
       file,
+      existingOnly: isReader(cmd),
       logger: stderrLogger(this.globals(cmd).verbose === true),
       ...options,
     });

@@ -20,6 +20,11 @@ const READERS = new Set([
   'schedule show',
 ]);
 
+/** Whether the command only reads the queue (it must not create one). */
+export function isReader(cmd: Command): boolean {
+  return READERS.has(commandPath(cmd));
+}
+
 function commandPath(cmd: Command): string {
   const names: string[] = [];
   for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
@@ -28,9 +33,11 @@ function commandPath(cmd: Command): string {
 
 /** Throws for a reader when the folder is missing; returns a note to print for a writer. */
 export function checkDbFolder(cmd: Command, file: string): string | null {
+  // A server's queue (postgres://...) has no folder; the server says whether it is there.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file)) return null;
   const dir = path.dirname(path.resolve(file));
   if (fs.existsSync(dir)) return null;
-  if (READERS.has(commandPath(cmd)))
+  if (isReader(cmd))
     throw new NotFoundError(`no queue at ${file}: the folder ${dir} does not exist (check --db)`);
   return `semaforo: creating the folder ${dir} for a new queue\n`;
 }

@@ -72,6 +72,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     options.store ??
     (await openStore(options.file!, {
       sqlite: options.sqlite,
+      existingOnly: options.existingOnly,
       watchIntervalMs: config.pollIntervalMs,
       onBackgroundError: (message) => {
         if (message !== backgroundError) logger.error((backgroundError = message));

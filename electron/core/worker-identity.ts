@@ -6,12 +6,57 @@ import type { LeaseHolder, WorkerIdentity } from './store/task-store.ts';
 
 /** A fresh identity for one dispatcher: host, pid and a random part (pids get reused). */
 export function newWorkerIdentity(label = 'worker'): WorkerIdentity {
-  const host = os.hostname();
   return {
-    id: `${label}@${host}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`,
+    id: `${label}@${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`,
     pid: process.pid,
-    host,
+    host: thisHost(),
   };
+}
+
+let machine: string | undefined;
+
+/**
+ * This machine as leases name it, the only hosts whose pids may be checked here. A hostname alone
+ * is shared by cloned VMs, containers on the host network and two boards named alike: a live owner
+ * there, with a pid that does not exist here, would be taken for dead and its task run twice. So
+ * the boot id (new at every boot, unique per machine) and the pid namespace (containers on one
+ * kernel) go with it, where the system has them (Linux). SEMAFORO_HOST_ID replaces it all (tests
+ * playing several machines).
+ */
+export function thisHost(): string {
+  const given = process.env.SEMAFORO_HOST_ID;
+  if (given !== undefined) {
+    if (!/^[\x21-\x7e]{1,200}$/.test(given))
+      throw new Error('invalid SEMAFORO_HOST_ID: use 1 to 200 printable characters without spaces');
+    return given;
+  }
+  machine ??= machineHost();
+  return machine;
+}
+
+function machineHost(): string {
+  const boot = readTrimmed('/proc/sys/kernel/random/boot_id');
+  let pidns: string | null = null;
+  try {
+    pidns = String(fs.statSync('/proc/self/ns/pid').ino);
+  } catch {
+    // no pid namespaces here
+  }
+  if (boot === null && pidns === null) return os.hostname();
+  const tag = crypto
+    .createHash('sha256')
+    .update(`${boot ?? ''}/${pidns ?? ''}`)
+    .digest('hex')
+    .slice(0, 12);
+  return `${os.hostname()}#${tag}`;
+}
+
+function readTrimmed(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
 }
 
 const isLinux = process.platform === 'linux';
@@ -31,7 +76,7 @@ function pidRuns(pid: number): boolean {
  * Anything uncertain (another host, no pid, EPERM: alive but not ours) waits for the lease to expire.
  */
 export function isOwnerProcessGone(owner: { pid: number | null; host: string | null }): boolean {
-  if (owner.pid === null || owner.host !== os.hostname() || owner.pid === process.pid) return false;
+  if (owner.pid === null || owner.host !== thisHost() || owner.pid === process.pid) return false;
   return !pidRuns(owner.pid);
 }
 
@@ -42,7 +87,7 @@ export function isOwnerProcessGone(owner: { pid: number | null; host: string | n
  */
 export function isOwnerProcessRunning(owner: LeaseHolder): boolean {
   const { pid } = owner;
-  if (pid === null || owner.host !== os.hostname() || pid === process.pid || !pidRuns(pid)) return false;
+  if (pid === null || owner.host !== thisHost() || pid === process.pid || !pidRuns(pid)) return false;
   const started = isLinux ? processStartedAt(pid) : null;
   return !(started !== null && typeof owner.leaseExpiresAt === 'number' && started > owner.leaseExpiresAt);
 }

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '../../electron/core/store/open-store.ts';
 import type { TaskStore } from '../../electron/core/store/task-store.ts';
+import { pgAvailable, postgresBackend } from './pg-backend.ts';
 
 export interface Backend {
   name: string;
@@ -45,7 +46,7 @@ const sqlite: Backend = {
   knownDefects: ['retryFailedActionAttempt', 'searchAsciiCaseOnly'],
 };
 
-export const backends: Backend[] = [sqlite];
+export const backends: Backend[] = pgAvailable ? [sqlite, postgresBackend] : [sqlite];
 
 export function backendNamed(name: string): Backend {
   const b = backends.find((x) => x.name === name);

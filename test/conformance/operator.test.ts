@@ -153,6 +153,115 @@ describe.each(backends)('operator actions on $name', (backend) => {
     });
   });
 
+  it('does not retry a task whose unique key an unfinished task holds again, and says which', async () => {
+    const { store } = await freshQueue(backend);
+    const [keyed, plain] = await store.enqueue(
+      [task({ unique: 'nightly', maxAttempts: 1 }), task({ maxAttempts: 1 })],
+      0,
+    );
+    await finish(store, A, 20, ...(await claim(store, A, 2, 10)).map((c) => ended(c, 'failed', 'failed')));
+    const [holder] = await store.enqueue([task({ unique: 'nightly' })], 30);
+    await expect(store.retry([keyed!.task.id], 40)).rejects.toMatchObject({
+      name: 'ConflictError',
+      message: expect.stringContaining(`held by task ${holder!.task.id}`),
+    });
+    // Every other failed task is retried; that one stays failed, as it was.
+    expect(await store.retryFailed({}, 40)).toEqual([plain!.task.id]);
+    expect(await store.getTask(keyed!.task.id)).toMatchObject({ status: 'failed', attempts: 1 });
+  });
+
+  it('takes fractional times (a Retry-After of 1.5 s, performance.now) in actions and reads', async () => {
+    const { store } = await freshQueue(backend);
+    const [, , c] = await store.enqueue(tasks(3, { maxAttempts: 1 }), 0);
+    const [a, b] = await claim(store, A, 2, 10);
+    await finish(store, A, 20.4, ended(a!, 'failed', 'failed'));
+    await finish(store, A, 20.6, done(b!));
+    const near = (x: number | null | undefined, want: number) => Math.abs((x ?? NaN) - want) <= 1;
+    expect((await store.failedSince({ at: 0.5, id: 0 }, 10)).map((t) => t.id)).toEqual([a!.task.id]);
+    expect((await store.metrics(40.5, 1000.5)).byKind[0]).toMatchObject({ finished: 2, failed: 1 });
+    expect((await store.stats(40.5, 5)).recentFailures.map((t) => t.id)).toEqual([a!.task.id]);
+    expect(await store.cancel([c!.task.id], 30.5)).toEqual({ cancelled: [c!.task.id], requested: [] });
+    expect(near((await store.getTask(c!.task.id))!.finishedAt, 30.5)).toBe(true);
+    // Only what ended before 20.5 goes: the failure at 20.4, not the success at 20.6.
+    expect(await store.purgeFinished(20.5)).toBe(1);
+    expect(await store.retry([c!.task.id], 31.5)).toEqual([c!.task.id]);
+    expect(near((await store.getTask(c!.task.id))!.runAt, 31.5)).toBe(true);
+  });
+
+  it('connections retrying the same failed tasks at once retry each one once', async () => {
+    const q = await freshQueue(backend);
+    const other = await q.connect();
+    await q.store.enqueue(tasks(6, { maxAttempts: 1 }), 0);
+    const claimed = await claim(q.store, A, 6, 10);
+    await finish(q.store, A, 20, ...claimed.map((c) => ended(c, 'failed', 'failed')));
+    const [mine, theirs] = await Promise.all([q.store.retryFailed({}, 30), other.retryFailed({}, 30)]);
+    expect([...mine!, ...theirs!].sort((a, b) => a - b)).toEqual(claimed.map((c) => c.task.id));
+    for (const c of claimed) {
+      const h = (await q.store.getTask(c.task.id))!.history;
+      expect(h.filter((e) => e.outcome === 'retried')).toHaveLength(1);
+    }
+  });
+
+  it('connections retrying two failed tasks that share a unique key at once: one wins, the other is told who', async () => {
+    const q = await freshQueue(backend);
+    const other = await q.connect();
+    const failOne = async (key: string) => {
+      const [t] = await q.store.enqueue([task({ unique: key, group: key, maxAttempts: 1 })], 0);
+      await finish(
+        q.store,
+        A,
+        20,
+        ...(await claim(q.store, A, 1, 10)).map((c) => ended(c, 'failed', 'failed')),
+      );
+      return t!.task.id;
+    };
+    // Either may win, and a race is lost on only some tries: rounds, each on a key of its own.
+    for (let round = 0; round < 12; round++) {
+      const key = `nightly-${round}`;
+      const [a, b] = [await failOne(key), await failOne(key)];
+      const results = await Promise.allSettled([q.store.retry([a], 30), other.retry([b], 30)]);
+      const won = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+      expect(won).toHaveLength(1);
+      const lost = results.find((r) => r.status === 'rejected');
+      expect(lost?.reason).toMatchObject({
+        name: 'ConflictError',
+        message: expect.stringContaining(`held by task ${won[0]}`),
+      });
+      // An enqueue of the key racing retryFailed: one unfinished task holds it, whichever came first.
+      await q.store.cancel(won, 40);
+      const [retried, [enqueued]] = await Promise.all([
+        q.store.retryFailed({ group: key }, 50),
+        other.enqueue([task({ unique: key, group: key })], 50),
+      ]);
+      const holders = (await q.store.listTasks({ status: ['pending'], group: key })).tasks;
+      expect(holders.map((t) => t.id)).toEqual([enqueued!.task.id]);
+      // the retried task holds it (the enqueue got it back), or the new task (the retry skipped b)
+      expect(enqueued!.created).toBe(!retried.includes(enqueued!.task.id));
+      // the next round claims only its own tasks
+      await q.store.cancel([enqueued!.task.id], 60);
+    }
+  });
+
+  it('a cancel racing a claim either cancels the task or asks its new worker to stop it', async () => {
+    const q = await freshQueue(backend);
+    const other = await q.connect();
+    for (let round = 0; round < 10; round++) {
+      // the only claimable task: those of earlier rounds are cancelled or running
+      const [r] = await q.store.enqueue([task({ name: `r${round}` })], 0);
+      const id = r!.task.id;
+      const [cancelled, claimed] = await Promise.all([q.store.cancel([id], 5), claim(other, B, 1, 5)]);
+      const t = (await q.store.getTask(id))!;
+      if (claimed.length > 0) {
+        expect(claimed[0]!.task.id).toBe(id);
+        expect(cancelled).toEqual({ cancelled: [], requested: [id] });
+        expect(t).toMatchObject({ status: 'running', cancelRequested: true });
+      } else {
+        expect(cancelled).toEqual({ cancelled: [id], requested: [] });
+        expect(t.status).toBe('cancelled');
+      }
+    }
+  });
+
   it('purges finished tasks that ended before the cut-off, and nothing else', async () => {
     const { store } = await freshQueue(backend);
     const id = await oneOfEach(store); // everything that finished did at 20

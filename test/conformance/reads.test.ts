@@ -91,6 +91,27 @@ describe.each(backends)('reads on $name', (backend) => {
     expect(await list({ group: 'nobody' })).toEqual([]);
   });
 
+  it('sorts by finish time with unfinished tasks first oldest-first and last newest-first', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task({ name: 'early' }), task({ name: 'late' }), task({ name: 'waiting' })], 0);
+    const [early, late] = await claim(store, A, 2, 10);
+    await finish(store, A, 20, done(early!));
+    await finish(store, A, 30, done(late!));
+    const list = async (order: 'asc' | 'desc') =>
+      (await store.listTasks({ sort: 'finishedAt', order })).tasks.map((t) => t.name);
+    expect(await list('desc')).toEqual(['late', 'early', 'waiting']);
+    expect(await list('asc')).toEqual(['waiting', 'early', 'late']);
+    const finished = await store.listTasks({ sort: 'finishedAt', order: 'desc', status: ['done'] });
+    expect(finished.tasks.map((t) => t.name)).toEqual(['late', 'early']);
+  });
+
+  it('searches for a backslash as itself', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task({ name: 'copy C:\\new' }), task({ name: 'copy C:new' })], 0);
+    expect((await store.listTasks({ search: ':\\n' })).tasks.map((t) => t.name)).toEqual(['copy C:\\new']);
+    expect((await store.listTasks({ search: '\\' })).total).toBe(1);
+  });
+
   it('counts every status in total and per group, with the settings and the latest failures', async () => {
     const { store } = await freshQueue(backend);
     await store.updateGroup('quiet', { concurrency: 1 });

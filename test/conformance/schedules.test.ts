@@ -200,6 +200,32 @@ describe.each(backends)('schedules on $name', (backend) => {
     await expectOnePerDue(q.store, ids, 10 * MIN);
   });
 
+  it('connections catching up on the same missed due times at once enqueue each one once', async () => {
+    const q = await freshQueue(backend);
+    const others = await Promise.all([q.connect(), q.connect(), q.connect()]);
+    const all = [q.store, ...others];
+    await createRacingSchedules(q.store);
+    // Ten minutes missed: 60 + 10 due times, all fired in one long transaction by whoever wins.
+    const now = T0 + 10 * MIN;
+    const ids = (await Promise.all(all.map((s) => fire(s, now)))).flat();
+    ids.push(...(await Promise.all(all.map((s) => fire(s, now)))).flat());
+    await expectOnePerDue(q.store, ids, 10 * MIN);
+    expect((await q.store.schedules.get('ten-s'))!.nextDueAt).toBe(now + 10_000);
+  });
+
+  it('connections creating the same schedule at once make one and refuse the other', async () => {
+    const q = await freshQueue(backend);
+    const other = await q.connect();
+    const outcomes = await Promise.allSettled([
+      q.store.schedules.create(schedule(), T0),
+      other.schedules.create(schedule({ everyMs: MIN }), T0),
+    ]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.find((o) => o.status === 'rejected');
+    expect((refused as PromiseRejectedResult).reason).toMatchObject({ name: 'ConflictError' });
+    expect(await q.store.schedules.list()).toHaveLength(1);
+  });
+
   it('processes firing through a simulated hour produce exactly one task per due time', async () => {
     const q = await freshQueue(backend);
     await createRacingSchedules(q.store);

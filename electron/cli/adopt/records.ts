@@ -18,7 +18,8 @@ export interface AdoptRecord {
   appliedAt: string;
 }
 
-export const recordsDir = (dbPath: string) => path.join(path.dirname(path.resolve(dbPath)), 'adopt');
+/** `folder`: the queue's local folder (CliContext.localFolder). */
+export const recordsDir = (folder: string) => path.join(folder, 'adopt');
 
 export function saveRecord(
   dir: string,

@@ -120,7 +120,7 @@ to the queue file. Install the launcher first: semaforo install-cli`,
       await engine.updateGroup(g.name, { concurrency: g.concurrency });
       createdGroups.push(g.name);
     }
-    const record = saveRecord(recordsDir(ctx.dbPath(cmd)), bytes, {
+    const record = saveRecord(recordsDir(ctx.localFolder(cmd)), bytes, {
       source,
       installedSha256: sha256(after),
       schedules: parsed.map((s) => s.name),
@@ -186,7 +186,7 @@ function report(plan: Plan, changes: string, launcherMissing: boolean, planFile:
 }
 
 async function undo(ctx: CliContext, cmd: Command, opts: AdoptOptions): Promise<void> {
-  const last = latestRecord(recordsDir(ctx.dbPath(cmd)));
+  const last = latestRecord(recordsDir(ctx.localFolder(cmd)));
   if (!last) throw new NotFoundError('nothing to undo: no `semaforo adopt --apply` recorded for this queue');
   const { record, original } = last;
   if (!opts.force && sha256(readSource(record.source).toString('utf8')) !== record.installedSha256)

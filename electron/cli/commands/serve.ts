@@ -41,7 +41,7 @@ export function serveCommand(ctx: CliContext): Command {
         host: opts.host,
         port: Number(opts.port),
         allowRemote: opts.allowRemote,
-        dataDir: path.dirname(ctx.dbPath(cmd)),
+        dataDir: ctx.localFolder(cmd),
         staticDir,
         logger: stderrLogger(ctx.globals(cmd).verbose === true),
       });

@@ -12,7 +12,9 @@ export function whereCommand(ctx: CliContext): Command {
   return cmd.action(() => {
     const env = ctx.ioHandle.env;
     const opts = cmd.optsWithGlobals<{ db?: string; handlers?: string }>();
-    const db = path.resolve(ctx.dbPath(cmd));
+    const given = ctx.dbPath(cmd);
+    const server = /^[a-z][a-z0-9+.-]*:\/\//i.test(given);
+    const db = server ? withoutPassword(given) : path.resolve(given);
     // Commander fills --db from SEMAFORO_DB itself; tell the two apart for the reader.
     const dbFrom =
       opts.db === undefined
@@ -31,15 +33,29 @@ export function whereCommand(ctx: CliContext): Command {
           : '--handlers';
     let size: number | null = null;
     try {
-      size = fs.statSync(db).size;
+      if (!server) size = fs.statSync(db).size;
     } catch {
       // no queue there yet
     }
-    ctx.print(cmd, { db, dbFrom, exists: size !== null, handlersDir, handlersFrom }, () =>
+    // A server is not contacted (`where` opens nothing): whether the queue exists there is unknown.
+    const exists = server ? null : size !== null;
+    const state = server ? 'a server, not contacted' : size === null ? 'does not exist yet' : `${size} bytes`;
+    ctx.print(cmd, { db, dbFrom, exists, handlersDir, handlersFrom }, () =>
       [
-        `queue     ${db} (from ${dbFrom}; ${size === null ? 'does not exist yet' : `${size} bytes`})`,
+        `queue     ${db} (from ${dbFrom}; ${state})`,
         `handlers  ${handlersDir} (from ${handlersFrom}${fs.existsSync(handlersDir) ? '' : '; no such folder'})`,
       ].join('\n'),
     );
   });
+}
+
+/** A queue URL as shown to people: never its password. */
+function withoutPassword(location: string): string {
+  try {
+    const u = new URL(location);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return location.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1@');
+  }
 }

@@ -17,6 +17,8 @@ export interface EngineOptions {
   store?: TaskStore;
   /** the backend's own settings, passed to openStore */
   sqlite?: OpenStoreOptions['sqlite'];
+  /** a queue on a server must exist already (a command that only reads); passed to openStore */
+  existingOnly?: boolean;
   /** @defaultValue the system clock */
   clock?: Clock;
   /** measures the dispatcher's own waits across wall-clock steps; @defaultValue `performance.now()` */
@@ -90,7 +92,7 @@ export interface EngineOptions {
   groupCommit?: boolean;
 }
 
-type Resolved = 'file' | 'store' | 'sqlite' | 'handlers' | 'userHandlers' | 'monotonic';
+type Resolved = 'file' | 'store' | 'sqlite' | 'existingOnly' | 'handlers' | 'userHandlers' | 'monotonic';
 
 /** EngineOptions with every default filled in. */
 export type EngineConfig = Required<Omit<EngineOptions, Resolved>> & Pick<EngineOptions, Resolved>;

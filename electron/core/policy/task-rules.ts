@@ -42,6 +42,14 @@ export function retryVerdict(id: number, status: TaskStatus): RetryVerdict {
   };
 }
 
+/**
+ * Why task `id` cannot be retried: a unique key is held only while its task is unfinished, and
+ * task `holder` took it meanwhile. The same words on every backend.
+ */
+export function heldKeyRefusal(id: number, key: string, holder: number): string {
+  return `task ${id} cannot be retried: its unique key "${key}" is held by task ${holder}, which has not finished`;
+}
+
 /** Why a task the user cancelled while it waited ended, as recorded on it and in its history. */
 export const CANCELLED_BY_USER = 'cancelled by the user';
 

@@ -1,8 +1,10 @@
 /**
  * The one place that picks a backend: the queue's location decides it. A file path (or
- * `:memory:`) opens SQLite; a `postgres://` URL will open PostgreSQL. Nothing else outside
+ * `:memory:`) opens SQLite; a `postgres://` URL
+ * (`?schema=NAME` for one of several queues in a database) opens PostgreSQL. Nothing else outside
  * store/sqlite imports from it (eslint.config.js; docs/ARCHITECTURE.md, "Layers").
  */
+import { openPgStore } from './postgres/pg-store.ts';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite/async-store.ts';
 import type { TaskStore } from './task-store.ts';
 
@@ -19,6 +21,11 @@ export interface OpenStoreOptions {
   onBackgroundError?: (message: string) => void;
   /** Told once of how the store works here that is worth knowing, not an error (it polls for other processes' changes instead of watching). */
   onNotice?: (message: string) => void;
+  /**
+   * A queue on a server (postgres://) is not created: a NotFoundError if it is not there (a
+   * mistyped ?schema= must not look like an empty queue). Files: the CLI checks their folder.
+   */
+  existingOnly?: boolean;
 }
 
 const URL_RE = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -28,8 +35,13 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   if (URL_RE.test(location)) {
     const scheme = location.slice(0, location.indexOf(':')).toLowerCase();
     if (scheme === 'postgres' || scheme === 'postgresql')
-      throw new Error('PostgreSQL stores are not supported yet: give the queue as a file path');
-    throw new Error(`cannot open a queue at a ${scheme}:// URL: give the queue as a file path`);
+      return openPgStore(location, {
+        onBackgroundError: options.onBackgroundError,
+        existingOnly: options.existingOnly,
+      });
+    throw new Error(
+      `cannot open a queue at a ${scheme}:// URL: give the queue as a file path or a postgres:// URL`,
+    );
   }
   return openSqliteStore(location, {
     ...options.sqlite,

@@ -4,7 +4,7 @@
  * recorded in its history.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { FINISHED_STATUSES, type Task, type TaskStatus } from '../../../../shared/domain.ts';
+import { ACTIVE_STATUSES, FINISHED_STATUSES, type Task, type TaskStatus } from '../../../../shared/domain.ts';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
 import type { RetryFilter } from '../../../../shared/schemas.ts';
 import {
@@ -12,6 +12,7 @@ import {
   CANCEL_NOW_STATUSES,
   RETRYABLE_STATUSES,
   cancelVerdict,
+  heldKeyRefusal,
   removeRefusal,
   retryVerdict,
 } from '../../policy/task-rules.ts';
@@ -30,7 +31,11 @@ export class TaskActions {
   private readonly get: Statement<[number], TaskRow>;
   private readonly action: Statement<[number, number, number, number, string, string | null]>;
   private readonly retryOne: Statement<[number, number]>;
-  private readonly failedIds: Statement<{ group: string | null; kind: string | null }, { id: number }>;
+  private readonly keyHolder: Statement<[string, number], { id: number }>;
+  private readonly failedIds: Statement<
+    { group: string | null; kind: string | null },
+    { id: number; unique_key: string | null }
+  >;
   private readonly cancelWaiting: Statement<[number, number]>;
   private readonly requestCancel: Statement<[number]>;
   private readonly deleteHistory: Statement<[number]>;
@@ -52,8 +57,11 @@ export class TaskActions {
          reserved_for = NULL, reserved_pid = NULL, reserved_host = NULL -- any worker may run a retry
        WHERE id = ? AND status IN (${sqlList(RETRYABLE_STATUSES)})`,
     );
+    this.keyHolder = db.prepare(
+      `SELECT id FROM tasks WHERE unique_key = ? AND id != ? AND status IN (${sqlList(ACTIVE_STATUSES)})`,
+    );
     this.failedIds = db.prepare(
-      `SELECT id FROM tasks WHERE status = 'failed' AND (@group IS NULL OR group_name = @group)
+      `SELECT id, unique_key FROM tasks WHERE status = 'failed' AND (@group IS NULL OR group_name = @group)
        AND (@kind IS NULL OR kind = @kind) ORDER BY id`,
     );
     this.cancelWaiting = db.prepare(
@@ -78,6 +86,14 @@ export class TaskActions {
     return row;
   }
 
+  /**
+   * The unfinished task other than `id` that holds its unique key, or null: a key is held only
+   * while its task is unfinished, so a task whose key was taken meanwhile cannot come back.
+   */
+  private holderOf(id: number, key: string): number | null {
+    return this.keyHolder.get(key, id)?.id ?? null;
+  }
+
   retry(ids: readonly number[], now: number): number[] {
     return this.commits.run('durable', () => {
       const out: number[] = [];
@@ -86,6 +102,10 @@ export class TaskActions {
         const verdict = retryVerdict(id, statusOf(row));
         if (verdict.action === 'skip') continue;
         if (verdict.action === 'refuse') throw new ConflictError(verdict.reason);
+        if (row.unique_key !== null) {
+          const holder = this.holderOf(id, row.unique_key);
+          if (holder !== null) throw new ConflictError(heldKeyRefusal(id, row.unique_key, holder));
+        }
         this.retryOne.run(now, id);
         this.action.run(id, row.attempts, now, now, 'retried', null);
         out.push(id);
@@ -96,10 +116,13 @@ export class TaskActions {
 
   retryFailed(filter: RetryFilter, now: number): number[] {
     return this.commits.run('durable', () => {
-      const ids = this.failedIds
-        .all({ group: filter.group ?? null, kind: filter.kind ?? null })
-        .map((r) => r.id);
-      for (const id of ids) {
+      // One whose unique key is held again stays failed (the others go on): it is not in the
+      // answer. Each check sees the retries before it, so of two sharing a key the first goes.
+      const ids: number[] = [];
+      for (const r of this.failedIds.all({ group: filter.group ?? null, kind: filter.kind ?? null })) {
+        if (r.unique_key !== null && this.holderOf(r.id, r.unique_key) !== null) continue;
+        const id = r.id;
+        ids.push(id);
         this.retryOne.run(now, id);
         this.action.run(id, 0, now, now, 'retried', null);
       }

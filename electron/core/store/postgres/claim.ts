@@ -1,0 +1,211 @@
+/**
+ * The claim, as SQLite's (../sqlite/claim.ts) decides it, inside the tick's transaction. What
+ * makes it hold across processes and hosts: the tick first takes a transaction-level advisory
+ * lock on this queue (tick.ts), so the counts, group rows and rate-window log it reads cannot
+ * change under it until it commits; that lock is held for the tick's transaction only (one claim
+ * plus its finishes), never across a handler's run. The tasks it takes are locked with
+ * FOR UPDATE SKIP LOCKED, so an operator's transaction holding one of them does not keep every
+ * host's claims waiting behind the claim lock (measured: the extra pass costs within the noise of
+ * a drain, RESULTS.md).
+ *
+ * Limits, in this order: the queue's pause and global limit (from `counts`, O(groups)); per
+ * group its pause, Retry-After block, concurrency and sliding-window rate; then the best
+ * candidates by (priority, run_at, id) per group, merged and cut to the global room.
+ *
+ * Clocks: `now` is the host's (the contract's, and what every stamp on the task is written
+ * with); `queueNow` is the same instant on the database's clock (now + the host's measured
+ * offset, pg-clock.ts). The rate-window log and Retry-After blocks are shared by every host and
+ * are judged on `queueNow`, so a host whose clock runs minutes ahead can neither prune the other
+ * hosts' starts out of the window nor see a cool-down as over.
+ */
+import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
+import { TRANSITIONS } from '../../../../shared/transitions.ts';
+import { rateRoom } from '../../policy/rate-limit.ts';
+import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
+import type { Queryable } from './db.ts';
+import { toTask } from './rows.ts';
+
+const list = (xs: readonly string[]) => xs.map((s) => `'${s}'`).join(', ');
+/** Written as the partial indexes tasks_claimable* say it, so the planner can use them. */
+const CLAIMABLE = list(TRANSITIONS.claim.from);
+
+interface Candidate {
+  id: number;
+  priority: number;
+  run_at: number;
+  group_name: string;
+}
+
+interface GroupLimits {
+  name: string;
+  concurrency: number | null;
+  rate_limit: number | null;
+  rate_period_ms: number | null;
+  paused: boolean;
+  blocked_until: number | null;
+}
+
+export interface ClaimInput {
+  now: number;
+  /** `now` on the database's clock */
+  queueNow: number;
+  worker: WorkerIdentity;
+  leaseMs: number;
+  claimMax: number;
+  reservedOnly: boolean;
+  kinds: readonly string[] | null;
+}
+
+const OF_KINDS = '($3::text[] IS NULL OR kind = ANY($3::text[]))';
+const CANDIDATES = `SELECT id, priority, run_at, group_name FROM tasks
+  WHERE group_name = $1 AND status IN (${CLAIMABLE}) AND reserved_for IS NULL
+    AND run_at <= $2 AND ${OF_KINDS}
+  ORDER BY priority, run_at, id LIMIT $4`;
+const RESERVED_CANDIDATES = `SELECT id, priority, run_at, group_name FROM tasks
+  WHERE group_name = $1 AND status IN (${CLAIMABLE}) AND reserved_for = $5
+    AND run_at <= $2 AND ${OF_KINDS}
+  ORDER BY priority, run_at, id LIMIT $4`;
+const NEXT_DUE = `SELECT min(run_at) AS at FROM tasks
+  WHERE group_name = $1 AND status IN (${CLAIMABLE}) AND reserved_for IS NULL AND ${OF_KINDS.replaceAll('$3', '$2')}`;
+const RESERVED_NEXT_DUE = `SELECT min(run_at) AS at FROM tasks
+  WHERE group_name = $1 AND status IN (${CLAIMABLE}) AND reserved_for = $3 AND ${OF_KINDS.replaceAll('$3', '$2')}`;
+// The ids are locked first (SKIP LOCKED: a row an operator's transaction holds is left for the
+// next tick), then updated in one statement; RETURNING has no order, the caller restores it.
+const TAKE = `WITH chosen AS (
+    SELECT id FROM tasks WHERE id = ANY($1::bigint[]) AND status IN (${CLAIMABLE})
+    FOR UPDATE SKIP LOCKED)
+  UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_owner = $2,
+    lease_expires_at = $3, owner_pid = $4, owner_host = $5, started_at = $6, progress = NULL,
+    cancel_requested = false
+  FROM chosen WHERE tasks.id = chosen.id RETURNING tasks.*`;
+const ADD_ATTEMPTS = `INSERT INTO history (task_id, type, attempt, started_at, outcome, worker)
+  SELECT t, 'attempt', a, $3, 'running', $4 FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS x(t, a, ord)
+  ORDER BY ord RETURNING id, task_id`;
+
+/** Must run inside the tick's transaction, with the queue's claim lock held. */
+export async function claimReady(
+  q: Queryable,
+  c: ClaimInput,
+): Promise<{ claimed: ClaimedTask[]; nextWakeAt: number | null }> {
+  const { now, queueNow, worker } = c;
+  const [settings] = await q.query<{ global_concurrency: number; paused: boolean }>(
+    'SELECT global_concurrency, paused FROM settings WHERE id = 1',
+  );
+  if (!settings || settings.paused || c.claimMax <= 0) return { claimed: [], nextWakeAt: null };
+
+  const runningByGroup = new Map<string, number>();
+  const hasWaiting = new Set<string>();
+  let runningTotal = 0;
+  const active = await q.query<{ group_name: string; status: string; n: number }>(
+    `SELECT group_name, status, n FROM counts WHERE status IN (${list(ACTIVE_STATUSES)}) AND n > 0`,
+  );
+  for (const r of active) {
+    if (r.status !== 'running') {
+      hasWaiting.add(r.group_name);
+      continue;
+    }
+    runningByGroup.set(r.group_name, r.n);
+    runningTotal += r.n;
+  }
+  const room = Math.min(c.claimMax, settings.global_concurrency - runningTotal);
+  if (room <= 0) return { claimed: [], nextWakeAt: null };
+
+  let wakeAt: number | null = null;
+  /** `t` on the host's clock */
+  const wakeNoLaterThan = (t: number) => {
+    wakeAt = wakeAt === null ? t : Math.min(wakeAt, t);
+  };
+  const toHost = (queueTime: number) => queueTime - (queueNow - now);
+
+  const candidates: Candidate[] = [];
+  const waiting: string[] = [];
+  const groupRoom = new Map<string, number>();
+  const rateLimited = new Set<string>();
+  // Only groups with something waiting can yield a candidate: the rest cost nothing per tick.
+  const groups = await q.query<GroupLimits>(
+    `SELECT name, concurrency, rate_limit, rate_period_ms, paused, blocked_until FROM groups
+     WHERE name = ANY($1::text[]) ORDER BY name`,
+    [[...hasWaiting]],
+  );
+  for (const g of groups) {
+    if (g.paused) continue;
+    if (g.blocked_until !== null && g.blocked_until > queueNow) {
+      wakeNoLaterThan(toHost(g.blocked_until));
+      continue;
+    }
+    let gRoom = room;
+    if (g.concurrency !== null) gRoom = Math.min(gRoom, g.concurrency - (runningByGroup.get(g.name) ?? 0));
+    if (gRoom <= 0) continue;
+    if (g.rate_limit !== null && g.rate_period_ms !== null) {
+      rateLimited.add(g.name);
+      const windowStart = queueNow - g.rate_period_ms;
+      await q.query('DELETE FROM group_starts WHERE group_name = $1 AND started_at <= $2', [
+        g.name,
+        windowStart,
+      ]);
+      const [w] = await q.query<{ n: number; oldest: number | null }>(
+        'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = $1 AND started_at > $2',
+        [g.name, windowStart],
+      );
+      const r = rateRoom({ limit: g.rate_limit, periodMs: g.rate_period_ms }, w!.n, w!.oldest, queueNow);
+      if (r.room <= 0) {
+        if (r.freeAt !== null) wakeNoLaterThan(toHost(r.freeAt));
+        continue;
+      }
+      gRoom = Math.min(gRoom, r.room);
+    }
+    groupRoom.set(g.name, gRoom);
+    const ready = c.reservedOnly
+      ? await q.query<Candidate>(RESERVED_CANDIDATES, [g.name, now, c.kinds, gRoom, worker.id])
+      : await q.query<Candidate>(CANDIDATES, [g.name, now, c.kinds, gRoom]);
+    if (ready.length === 0) waiting.push(g.name);
+    for (const x of ready) candidates.push(x);
+  }
+
+  candidates.sort((a, b) => a.priority - b.priority || a.run_at - b.run_at || a.id - b.id);
+  const chosen: number[] = [];
+  for (const x of candidates) {
+    if (chosen.length >= room) break;
+    const left = groupRoom.get(x.group_name) ?? 0;
+    if (left <= 0) continue;
+    groupRoom.set(x.group_name, left - 1);
+    chosen.push(x.id);
+  }
+
+  const claimed: ClaimedTask[] = [];
+  if (chosen.length > 0) {
+    const rows = await q.query<{ id: number; attempts: number; group_name: string }>(TAKE, [
+      chosen,
+      worker.id,
+      now + c.leaseMs,
+      worker.pid,
+      worker.host,
+      now,
+    ]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const taken = chosen.flatMap((id) => byId.get(id) ?? []);
+    const attempts = await q.query<{ id: number; task_id: number }>(ADD_ATTEMPTS, [
+      taken.map((r) => r.id),
+      taken.map((r) => r.attempts),
+      now,
+      worker.id,
+    ]);
+    const historyOf = new Map(attempts.map((h) => [h.task_id, h.id]));
+    const starts = taken.filter((r) => rateLimited.has(r.group_name)).map((r) => r.group_name);
+    if (starts.length > 0)
+      await q.query('INSERT INTO group_starts (group_name, started_at) SELECT unnest($1::text[]), $2', [
+        starts,
+        queueNow,
+      ]);
+    for (const row of taken) claimed.push({ task: toTask(row), historyId: historyOf.get(row.id)! });
+  }
+
+  // A group with room but only delayed tasks: wake when its first is due.
+  for (const g of waiting) {
+    const [due] = c.reservedOnly
+      ? await q.query<{ at: number | null }>(RESERVED_NEXT_DUE, [g, c.kinds, worker.id])
+      : await q.query<{ at: number | null }>(NEXT_DUE, [g, c.kinds]);
+    if (due && due.at !== null && due.at > now) wakeNoLaterThan(due.at);
+  }
+  return { claimed, nextWakeAt: wakeAt };
+}

@@ -1,0 +1,191 @@
+/**
+ * Leases, as SQLite's (../sqlite/leases.ts): renewing them, reaping those of owners that are
+ * gone, giving them back on shutdown, and the progress a lease holder reports. How a lease that
+ * ended without a result ends the task is the policy's (policy/task-rules.ts).
+ *
+ * Across hosts a pid means nothing, so the caller's `isLost` judges each owner: a same-host
+ * owner by its pid, another host's by its latest lease standing still on the reaper's monotonic
+ * clock. Lease stamps are the owner's clock; they are compared only with themselves.
+ */
+import {
+  CANCEL_NOW_STATUSES,
+  RELEASED_LEASE_END,
+  isFinished,
+  type LeaseEnd,
+  lostLeaseEnd,
+  orphanedReservationError,
+} from '../../policy/task-rules.ts';
+import type { LeaseHolder, RenewResult, WorkerIdentity } from '../task-store.ts';
+import type { Db, Queryable } from './db.ts';
+import { atMs, untilMs } from './pg-clock.ts';
+
+const WAITING = CANCEL_NOW_STATUSES.map((s) => `'${s}'`).join(', ');
+
+const LATEST =
+  "SELECT max(lease_expires_at) AS latest FROM tasks WHERE status = 'running' AND lease_owner = $1";
+const RUNNING_OWNERS = `SELECT lease_owner, owner_pid, owner_host, max(lease_expires_at) AS latest
+  FROM tasks WHERE status = 'running' GROUP BY lease_owner, owner_pid, owner_host`;
+const RESERVERS = `SELECT DISTINCT reserved_for, reserved_pid, reserved_host FROM tasks
+  WHERE reserved_for IS NOT NULL AND status IN (${WAITING})`;
+const CANCEL_ORPHANS = `UPDATE tasks SET status = 'cancelled', finished_at = $1, error = $2
+  WHERE reserved_for = $3 AND status IN (${WAITING}) RETURNING id`;
+const END_LEASE = `UPDATE tasks SET status = $2, error = $3, run_at = $1,
+    finished_at = CASE WHEN $4 THEN $1::bigint END, attempts = attempts - $5, lease_owner = NULL,
+    lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, cancel_requested = false
+  WHERE id = $6 AND status = 'running'`;
+// The task keeps its last error: a release says nothing about the task itself.
+const RELEASE = `UPDATE tasks SET status = $2, attempts = attempts - $3, run_at = $1, lease_owner = NULL,
+    lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL
+  WHERE id = $4 AND status = 'running' AND lease_owner = $5 RETURNING id`;
+const CLOSE_RUNNING = `UPDATE history SET ended_at = $1, outcome = $2, error = $3
+  WHERE task_id = $4 AND type = 'attempt' AND outcome = 'running'`;
+
+interface OwnerRow {
+  lease_owner: string | null;
+  owner_pid: number | null;
+  owner_host: string | null;
+  latest: number | null;
+}
+
+async function endLease(q: Queryable, id: number, at: number, end: LeaseEnd): Promise<void> {
+  const now = atMs(at);
+  await q.query(END_LEASE, [
+    now,
+    end.status,
+    end.error,
+    isFinished(end.status),
+    end.attemptCounts ? 0 : 1,
+    id,
+  ]);
+  await q.query(CLOSE_RUNNING, [now, end.outcome, end.error, id]);
+}
+
+export async function renewLeases(
+  db: Db,
+  worker: WorkerIdentity,
+  runningIds: readonly number[],
+  now: number,
+  leaseMs: number,
+): Promise<RenewResult> {
+  return db.tx(async (q) => {
+    // Reapers see a renewal only as a change of the owner's latest lease, so it must change,
+    // even when the wall clock stood still or stepped back onto the same millisecond.
+    const [row] = await q.query<{ latest: number | null }>(LATEST, [worker.id]);
+    const latest = row?.latest ?? null;
+    const next = untilMs(now + leaseMs);
+    const until = latest !== null && next === latest ? latest + 1 : next;
+    const held = await q.query<{ id: number; cancel_requested: boolean }>(
+      `UPDATE tasks SET lease_expires_at = $1 WHERE lease_owner = $2 AND status = 'running'
+       RETURNING id, cancel_requested`,
+      [until, worker.id],
+    );
+    const byId = new Map(held.map((r) => [r.id, r.cancel_requested]));
+    return {
+      lost: runningIds.filter((id) => !byId.has(id)),
+      cancelRequested: runningIds.filter((id) => byId.get(id) === true),
+    };
+  });
+}
+
+export async function reclaimLost(
+  db: Db,
+  at: number,
+  isLost: (owner: LeaseHolder) => boolean,
+): Promise<number[]> {
+  const now = atMs(at);
+  // Cheap reads first: the usual answer is "nothing to do" and needs no transaction.
+  const lost = (await db.query<OwnerRow>(RUNNING_OWNERS)).filter(
+    (o) =>
+      o.lease_owner !== null &&
+      isLost({ id: o.lease_owner, pid: o.owner_pid, host: o.owner_host, leaseExpiresAt: o.latest }),
+  );
+  const dead = (
+    await db.query<{ reserved_for: string; reserved_pid: number | null; reserved_host: string | null }>(
+      RESERVERS,
+    )
+  ).filter((r) => isLost({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
+  if (lost.length === 0 && dead.length === 0) return [];
+  return db.tx(async (q) => {
+    const out: number[] = [];
+    for (const r of dead) {
+      const rows = await q.query<{ id: number }>(CANCEL_ORPHANS, [
+        now,
+        orphanedReservationError(r.reserved_pid),
+        r.reserved_for,
+      ]);
+      for (const x of rows) out.push(x.id);
+    }
+    const done = new Set<number>();
+    for (const o of lost) {
+      // Locked, so an owner renewing right now waits; one that renewed since the read above is
+      // alive after all: leave it be.
+      const rows = await q.query<{
+        id: number;
+        attempts: number;
+        max_attempts: number;
+        cancel_requested: boolean;
+        lease_expires_at: number | null;
+      }>(
+        `SELECT id, attempts, max_attempts, cancel_requested, lease_expires_at FROM tasks
+         WHERE status = 'running' AND lease_owner = $1 ORDER BY id FOR UPDATE`,
+        [o.lease_owner],
+      );
+      const latest = rows.reduce<number | null>(
+        (m, r) =>
+          r.lease_expires_at === null ? m : m === null ? r.lease_expires_at : Math.max(m, r.lease_expires_at),
+        null,
+      );
+      if (latest !== o.latest) continue;
+      for (const r of rows) {
+        if (done.has(r.id)) continue;
+        done.add(r.id);
+        const end = lostLeaseEnd(
+          { attempts: r.attempts, maxAttempts: r.max_attempts, cancelRequested: r.cancel_requested },
+          o.lease_owner!,
+        );
+        await endLease(q, r.id, now, end);
+      }
+    }
+    if (done.size > 0 || out.length > 0) q.changed();
+    return [...done, ...out];
+  });
+}
+
+export async function releaseLeases(
+  db: Db,
+  worker: WorkerIdentity,
+  taskIds: readonly number[],
+  at: number,
+): Promise<number[]> {
+  if (taskIds.length === 0) return [];
+  const now = atMs(at);
+  const end = RELEASED_LEASE_END;
+  return db.tx(async (q) => {
+    const released: number[] = [];
+    for (const id of taskIds) {
+      const rows = await q.query(RELEASE, [now, end.status, end.attemptCounts ? 0 : 1, id, worker.id]);
+      if (rows.length === 1) {
+        await q.query(CLOSE_RUNNING, [now, end.outcome, end.error, id]);
+        released.push(id);
+      }
+    }
+    if (released.length > 0) q.changed();
+    return released;
+  });
+}
+
+export async function setProgress(
+  db: Db,
+  updates: ReadonlyMap<number, number>,
+  worker: WorkerIdentity,
+): Promise<void> {
+  if (updates.size === 0) return;
+  await db.tx(async (q) => {
+    await q.query(
+      `UPDATE tasks SET progress = u.p FROM unnest($1::bigint[], $2::float8[]) AS u(id, p)
+       WHERE tasks.id = u.id AND tasks.status = 'running' AND tasks.lease_owner = $3`,
+      [[...updates.keys()], [...updates.values()], worker.id],
+    );
+    q.changed();
+  });
+}

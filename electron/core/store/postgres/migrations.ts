@@ -1,0 +1,70 @@
+/**
+ * Creates and migrates a queue's schema. The first process to open a queue creates it; two
+ * starting at once must not both try, so every step runs in one transaction holding an advisory
+ * lock keyed by the schema's name (other processes wait for it, then find the work done). Each
+ * migration commits together with its version, so a crash leaves the old or the new schema.
+ * Never edit a shipped migration: add the next one.
+ */
+import { NotFoundError } from '../../../../shared/errors.ts';
+import { SchemaTooNewError } from '../../errors.ts';
+import type { PgDb, Queryable } from './db.ts';
+import { SCHEMA_V1 } from './schema.ts';
+
+interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  { version: 1, description: 'tasks, history, groups, counters, settings, schedules', sql: SCHEMA_V1 },
+];
+
+export const LATEST_PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** The schema's version (0: none yet), read in the caller's transaction. */
+async function versionOf(q: Queryable, schema: string): Promise<number> {
+  // A plain catalog query, not to_regclass: that answers from this connection's catalog cache,
+  // which does not learn of a schema another process created while we waited for the lock.
+  const [row] = await q.query<{ present: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables
+       WHERE schemaname = $1 AND tablename = 'schema_version') AS present`,
+    [schema],
+  );
+  if (!row?.present) return 0;
+  const [v] = await q.query<{ version: number }>('SELECT version FROM schema_version');
+  return v?.version ?? 0;
+}
+
+/**
+ * Brings the queue's schema to the latest version; throws SchemaTooNewError for a newer one, and
+ * NotFoundError for none when `create` is false.
+ */
+export async function migratePg(db: PgDb, { create = true } = {}): Promise<{ from: number; to: number }> {
+  const schema = db.schema;
+  // Fast path: an existing, current schema needs no lock.
+  const seen = await db.tx((q) => versionOf(q, schema));
+  if (seen === 0 && !create) throw new NotFoundError(`no queue at ${db.location} (check ?schema=)`);
+  if (seen > LATEST_PG_SCHEMA_VERSION) throw new SchemaTooNewError(seen, LATEST_PG_SCHEMA_VERSION);
+  if (seen === LATEST_PG_SCHEMA_VERSION) return { from: seen, to: seen };
+  return db.tx(async (q) => {
+    await q.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`semaforo.schema.${schema}`]);
+    const from = await versionOf(q, schema);
+    if (from > LATEST_PG_SCHEMA_VERSION) throw new SchemaTooNewError(from, LATEST_PG_SCHEMA_VERSION);
+    if (from === 0) {
+      // schema names are validated as bare identifiers (location.ts)
+      await q.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await q.query(`SET LOCAL search_path TO ${schema}`);
+    }
+    for (const m of MIGRATIONS) {
+      if (m.version <= from) continue;
+      await q.query(m.sql);
+      await q.query(
+        `INSERT INTO schema_version (one, version) VALUES (true, $1)
+         ON CONFLICT (one) DO UPDATE SET version = excluded.version`,
+        [m.version],
+      );
+    }
+    return { from, to: LATEST_PG_SCHEMA_VERSION };
+  });
+}

@@ -1,0 +1,214 @@
+/** The queue's settings and each group's limits, as the operator sets them (PostgreSQL). */
+import { emptyCounts, type GroupInfo, type QueueSettings } from '../../../../shared/domain.ts';
+import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
+import type { Db, Queryable } from './db.ts';
+import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
+
+/** A row of `groups`, with the starts inside its rate window counted by the query. */
+export interface GroupRow {
+  name: string;
+  concurrency: number | null;
+  rate_limit: number | null;
+  rate_period_ms: number | null;
+  paused: boolean;
+  blocked_until: number | null;
+  rate_used: number;
+}
+
+const groupRow = rowChecker<GroupRow>('groups', {
+  name: TEXT,
+  concurrency: orNull(INT),
+  rate_limit: orNull(INT),
+  rate_period_ms: orNull(INT),
+  paused: FLAG,
+  blocked_until: orNull(TIME),
+  rate_used: INT,
+});
+
+/**
+ * The groups (all, or the one named $2) with their starts in the rate window ending at $1 (0
+ * for a group without a rate limit), in name order by code point, as SQLite's BINARY sorts.
+ */
+const GROUPS = `SELECT g.name, g.concurrency, g.rate_limit, g.rate_period_ms, g.paused, g.blocked_until,
+    CASE WHEN g.rate_limit IS NULL OR g.rate_period_ms IS NULL THEN 0
+      ELSE (SELECT count(*) FROM group_starts s
+            WHERE s.group_name = g.name AND s.started_at > $1::bigint - g.rate_period_ms) END AS rate_used
+  FROM groups g WHERE $2::text IS NULL OR g.name = $2 ORDER BY g.name COLLATE "C"`;
+
+/**
+ * Every group as the faces see it, without its counts (the caller adds them). The rate-window
+ * log and cool-downs are stamped on the database's clock (claim.ts): they are judged at `now`
+ * plus this host's `clockOffset` to it, and a cool-down's end is shown on the host's clock.
+ */
+export async function readGroups(
+  q: Queryable,
+  now: number,
+  only: string | null = null,
+  clockOffset = 0,
+): Promise<GroupInfo[]> {
+  const queueNow = now + clockOffset;
+  // started_at > queueNow - period, for whole ms: > its floor
+  const rows = await q.query<object>(GROUPS, [Math.floor(queueNow), only]);
+  return rows.map((row) => {
+    const g = groupRow(row);
+    return {
+      name: g.name,
+      concurrency: g.concurrency,
+      rate:
+        g.rate_limit !== null && g.rate_period_ms !== null
+          ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
+          : null,
+      paused: g.paused,
+      // a cool-down that has passed is no longer one
+      blockedUntil:
+        g.blocked_until !== null && g.blocked_until > queueNow ? g.blocked_until - clockOffset : null,
+      counts: emptyCounts(),
+      rateUsed: g.rate_used,
+    };
+  });
+}
+
+interface SettingsRow {
+  global_concurrency: number;
+  paused: boolean;
+  retention_days: number;
+  notify_enabled: boolean;
+  notify_groups: string | null;
+  failure_webhook: string | null;
+  durability: string;
+}
+
+const settingsRow = rowChecker<SettingsRow>('settings', {
+  global_concurrency: INT,
+  paused: FLAG,
+  retention_days: INT,
+  notify_enabled: FLAG,
+  notify_groups: orNull(TEXT),
+  failure_webhook: orNull(TEXT),
+  durability: TEXT,
+});
+
+/** The stored group list of the notification filter; anything unreadable means "every group". */
+function readGroupList(text: string | null): string[] | null {
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) && v.every((g) => typeof g === 'string') ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function settings(q: Queryable): Promise<QueueSettings> {
+  const [row] = await q.query<object>(
+    `SELECT global_concurrency, paused, retention_days, notify_enabled, notify_groups, failure_webhook,
+       durability FROM settings WHERE id = 1`,
+  );
+  if (!row) throw new Error('settings row 1 is missing');
+  const s = settingsRow(row);
+  return {
+    globalConcurrency: s.global_concurrency,
+    paused: s.paused,
+    retentionDays: s.retention_days,
+    notifications: { enabled: s.notify_enabled, groups: readGroupList(s.notify_groups) },
+    failureWebhook: s.failure_webhook,
+    durability: s.durability === 'full' ? 'full' : 'results',
+  };
+}
+
+/** The settings columns an update names, with their new values (already validated). */
+function settingsChanges(u: SettingsUpdate): [column: string, value: unknown][] {
+  const out: [string, unknown][] = [];
+  if (u.globalConcurrency !== undefined) out.push(['global_concurrency', u.globalConcurrency]);
+  if (u.paused !== undefined) out.push(['paused', u.paused]);
+  if (u.retentionDays !== undefined) out.push(['retention_days', u.retentionDays]);
+  if (u.notifications?.enabled !== undefined) out.push(['notify_enabled', u.notifications.enabled]);
+  if (u.notifications?.groups !== undefined)
+    out.push([
+      'notify_groups',
+      u.notifications.groups === null ? null : JSON.stringify(u.notifications.groups),
+    ]);
+  if (u.failureWebhook !== undefined) out.push(['failure_webhook', u.failureWebhook]);
+  if (u.durability !== undefined) out.push(['durability', u.durability]);
+  return out;
+}
+
+/** Writes the settings named, keeps the others; the settings after it, read in the same transaction. */
+export async function updateSettings(db: Db, update: SettingsUpdate): Promise<QueueSettings> {
+  const changes = settingsChanges(update);
+  if (changes.length === 0) return settings(db);
+  return db.tx(async (q) => {
+    const set = changes.map(([column], i) => `${column} = $${i + 1}`).join(', ');
+    await q.query(
+      `UPDATE settings SET ${set} WHERE id = 1`,
+      changes.map(([, v]) => v),
+    );
+    q.changed();
+    return settings(q);
+  });
+}
+
+/**
+ * Writes the group's limits (creating its row), and returns the group with its counts. `now`
+ * decides what GroupInfo shows (a cool-down only while it lasts, the starts in the rate window):
+ * the contract's method has no time, so the store passes its clock, as SQLite's does (and its
+ * offset to the database's clock, see readGroups).
+ */
+export async function updateGroup(
+  db: Db,
+  name: string,
+  update: GroupUpdate,
+  now: number,
+  clockOffset = 0,
+): Promise<GroupInfo> {
+  return db.tx(async (q) => {
+    await q.query('INSERT INTO groups (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name]);
+    const set: string[] = [];
+    const params: unknown[] = [name];
+    const put = (column: string, value: unknown) => {
+      params.push(value);
+      set.push(`${column} = $${params.length}`);
+    };
+    if (update.concurrency !== undefined) put('concurrency', update.concurrency);
+    if (update.rate !== undefined) {
+      put('rate_limit', update.rate?.limit ?? null);
+      put('rate_period_ms', update.rate?.periodMs ?? null);
+    }
+    if (update.paused !== undefined) put('paused', update.paused);
+    if (set.length > 0) await q.query(`UPDATE groups SET ${set.join(', ')} WHERE name = $1`, params);
+    // The log of starts only serves the limit: without one it would only grow.
+    if (update.rate === null) await q.query('DELETE FROM group_starts WHERE group_name = $1', [name]);
+    q.changed();
+    return groupWithCounts(q, name, now, clockOffset);
+  });
+}
+
+/** One group as the faces see it, counts included. */
+export async function groupWithCounts(
+  q: Queryable,
+  name: string,
+  now: number,
+  clockOffset = 0,
+): Promise<GroupInfo> {
+  const [g] = await readGroups(q, now, name, clockOffset);
+  if (!g) throw new Error(`groups row ${name} is missing`);
+  const counts = await q.query<{ status: unknown; n: unknown }>(
+    'SELECT status, n FROM counts WHERE group_name = $1',
+    [name],
+  );
+  addCounts(g, counts);
+  return g;
+}
+
+/** Adds count rows ({status, n}) to a group's counts; unknown statuses are left out. */
+export function addCounts(
+  g: { counts: GroupInfo['counts'] },
+  rows: readonly { status: unknown; n: unknown }[],
+) {
+  for (const r of rows) {
+    if (typeof r.status !== 'string' || !(r.status in g.counts)) continue;
+    if (!Number.isSafeInteger(r.n))
+      throw new Error(`counts row ${r.status}: n is ${String(r.n)}, expected an integer`);
+    g.counts[r.status as keyof GroupInfo['counts']] += r.n as number;
+  }
+}

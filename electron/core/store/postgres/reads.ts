@@ -1,0 +1,191 @@
+/**
+ * Reads of tasks for the faces (PostgreSQL): one task with its history, pages of the list,
+ * failures since a cursor, the overview's counts and the metrics. Each read that must be
+ * consistent across tables is one statement (one snapshot, one round trip).
+ */
+import {
+  FINISHED_STATUSES,
+  emptyCounts,
+  type Metrics,
+  type Stats,
+  type Task,
+  type TaskPage,
+  type TaskWithHistory,
+} from '../../../../shared/domain.ts';
+import type { ListQuery } from '../../../../shared/schemas.ts';
+import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
+import type { Db } from './db.ts';
+import { addCounts, readGroups, settings } from './queue-settings.ts';
+import { TEXT, TIME, orNull, rowChecker, toHistory, toTask } from './rows.ts';
+import { searchCollation } from './search-fold.ts';
+
+const FINISHED = new Set<string>(FINISHED_STATUSES);
+
+/**
+ * The list's sort columns, ordered as SQLite orders them: text by code point (BINARY), and a
+ * missing finish time before every other in ascending order (PostgreSQL puts NULL last).
+ */
+const SORT_COLUMNS = {
+  createdAt: { column: 'id', nullable: false },
+  priority: { column: 'priority', nullable: false },
+  runAt: { column: 'run_at', nullable: false },
+  finishedAt: { column: 'finished_at', nullable: true },
+  name: { column: 'name COLLATE "C"', nullable: false },
+} as const;
+
+export async function getTask(db: Db, id: number): Promise<TaskWithHistory | null> {
+  // The task and its history in one statement, so no finish lands between the two reads.
+  const [row] = await db.query<{ history: unknown }>(
+    `SELECT t.*, coalesce((SELECT json_agg(h ORDER BY h.id) FROM history h WHERE h.task_id = t.id), '[]')
+       AS history
+     FROM tasks t WHERE t.id = $1`,
+    [id],
+  );
+  if (!row) return null;
+  const history = typeof row.history === 'string' ? (JSON.parse(row.history) as unknown) : row.history;
+  if (!Array.isArray(history)) throw new Error(`tasks row ${id}: its history is not a list`);
+  return { ...toTask(row), history: history.map((h: object) => toHistory(h)) };
+}
+
+/** Escapes LIKE's wildcards (and the escape itself), so a search is a plain substring. */
+const likeText = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export async function listTasks(db: Db, q: ListQuery): Promise<TaskPage> {
+  const where: string[] = [];
+  /** the same filter on `counts`, while it is one counts can answer */
+  const counted: string[] = [];
+  const params: unknown[] = [];
+  const param = (v: unknown) => (params.push(v), `$${params.length}`);
+  /** no task listed lacks a finish time: NULLs need no place in the order */
+  let allFinished = false;
+  if (q.status && q.status.length > 0) {
+    // One status as `=`: the planner reads an index in order only for a single value.
+    where.push(
+      q.status.length === 1 ? `status = ${param(q.status[0])}` : `status = ANY(${param(q.status)}::text[])`,
+    );
+    counted.push(where[where.length - 1]!);
+    // Always true of finished tasks; said, it lets the planner read the partial tasks_ended.
+    allFinished = q.status.every((st) => FINISHED.has(st));
+    if (q.sort === 'finishedAt' && allFinished) where.push('finished_at IS NOT NULL');
+  }
+  if (q.group) {
+    where.push(`group_name = ${param(q.group)}`);
+    counted.push(where[where.length - 1]!);
+  }
+  if (q.kind) where.push(`kind = ${param(q.kind)}`);
+  // lower() folds case beyond ASCII (`élan` finds `Élan`), as the faces promise, whatever the
+  // database's locale (search-fold.ts); a third faster than ILIKE over 100,000 names.
+  if (q.search) {
+    const c = await searchCollation(db);
+    where.push(`lower(name${c}) LIKE lower(${param(likeText(q.search))}${c}) ESCAPE '\\'`);
+  }
+  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const sort = SORT_COLUMNS[q.sort ?? 'createdAt'];
+  const order = q.order === 'asc' ? 'ASC' : 'DESC';
+  // Said only where a NULL can occur: an index (tasks_ended) serves the default order only.
+  const nulls = sort.nullable && !allFinished ? (order === 'ASC' ? ' NULLS FIRST' : ' NULLS LAST') : '';
+  const limit = param(q.limit ?? 100);
+  const offset = param(q.offset ?? 0);
+  // By status and group only, the counts (exact, kept in the same transaction as every change)
+  // give the total without counting the tasks: a scan of every pending task otherwise.
+  const total =
+    q.kind || q.search
+      ? `SELECT count(*) AS total FROM tasks ${clause}`
+      : `SELECT coalesce(sum(n), 0)::bigint AS total FROM counts${counted.length ? ` WHERE ${counted.join(' AND ')}` : ''}`;
+  // The page and the total in one snapshot; a page past the end still carries the total.
+  const rows = await db.query<{ id: unknown; total: unknown }>(
+    `SELECT t.*, c.total FROM (${total}) c
+     LEFT JOIN LATERAL (
+       SELECT * FROM tasks ${clause}
+       ORDER BY ${sort.column} ${order}${nulls}, id ${order} LIMIT ${limit} OFFSET ${offset}
+     ) t ON true`,
+    params,
+  );
+  const n = rows[0]?.total;
+  if (!Number.isSafeInteger(n)) throw new Error(`tasks: the count is ${String(n)}, expected an integer`);
+  return { tasks: rows.filter((r) => r.id !== null).map((r) => toTask(r)), total: n as number };
+}
+
+export async function failedSince(db: Db, after: { at: number; id: number }, limit: number): Promise<Task[]> {
+  const rows = await db.query<object>(
+    `SELECT * FROM tasks
+     WHERE status = 'failed' AND finished_at IS NOT NULL AND finished_at >= $4
+       AND (finished_at > $1 OR id > $2)
+     ORDER BY finished_at, id LIMIT $3`,
+    // for whole ms: > at is > its floor, >= at is >= its ceiling (a cursor may be fractional)
+    [Math.floor(after.at), after.id, limit, Math.ceil(after.at)],
+  );
+  return rows.map((r) => toTask(r));
+}
+
+/** `clockOffset`: this host's to the database's clock, for the rate windows and cool-downs (readGroups). */
+export async function stats(db: Db, now: number, recentFailures: number, clockOffset = 0): Promise<Stats> {
+  // Separate statements, read at once on the pool: each is consistent in itself (the counts are
+  // one table kept in the same transaction as every change), as SQLite's are read.
+  const [groups, counts, queue, failures] = await Promise.all([
+    readGroups(db, now, null, clockOffset),
+    db.query<{ group_name: unknown; status: unknown; n: unknown }>(
+      'SELECT group_name, status, n FROM counts',
+    ),
+    settings(db),
+    recentFailures > 0
+      ? db.query<object>(
+          `SELECT * FROM tasks WHERE status = 'failed' AND finished_at IS NOT NULL
+           ORDER BY finished_at DESC, id DESC LIMIT $1`,
+          [recentFailures],
+        )
+      : Promise.resolve([]),
+  ]);
+  const total = { counts: emptyCounts() };
+  addCounts(total, counts);
+  const byName = new Map(groups.map((g) => [g.name, g]));
+  for (const c of counts) {
+    const g = typeof c.group_name === 'string' ? byName.get(c.group_name) : undefined;
+    if (g) addCounts(g, [c]);
+  }
+  return {
+    counts: total.counts,
+    settings: queue,
+    groups,
+    recentFailures: failures.map((r) => toTask(r)),
+  };
+}
+
+interface FinishedRow {
+  kind: string;
+  group_name: string;
+  status: string;
+  started_at: number | null;
+  finished_at: number;
+}
+
+const finishedRow = rowChecker<FinishedRow>('tasks', {
+  kind: TEXT,
+  group_name: TEXT,
+  status: TEXT,
+  started_at: orNull(TIME),
+  finished_at: TIME,
+});
+
+/** The rows in tasks_ended's order, as SQLite reads them: the metrics list keys in first appearance. */
+export async function metrics(db: Db, now: number, windowMs: number): Promise<Metrics> {
+  const rows = await db.query<object>(
+    `SELECT kind, group_name, status, started_at, finished_at FROM tasks
+     WHERE status = ANY($1::text[]) AND finished_at IS NOT NULL AND finished_at >= $2
+     ORDER BY status, finished_at, id`,
+    [METRIC_STATUSES, Math.ceil(now - windowMs)],
+  );
+  return metricsOf(
+    rows.map((row) => {
+      const r = finishedRow(row);
+      return {
+        kind: r.kind,
+        group: r.group_name,
+        status: r.status,
+        startedAt: r.started_at,
+        finishedAt: r.finished_at,
+      };
+    }),
+    windowMs,
+  );
+}

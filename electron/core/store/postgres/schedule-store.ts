@@ -1,0 +1,252 @@
+/**
+ * Schedules in a PostgreSQL queue. Firing is one transaction that locks the due schedules
+ * (`FOR UPDATE SKIP LOCKED`: a second host firing at the same moment skips them instead of
+ * waiting, and finds them advanced once it looks again), enqueues their tasks and advances their
+ * next due time; the unique (schedule_id, scheduled_for) index is the last word, so a due time
+ * already fired (a schedule set back to it, a lock taken over) never gets a second task.
+ */
+import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
+import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
+import { recurrenceOf, type DueSchedule, type FirePlan } from '../../schedule/plan.ts';
+import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../schedule-store.ts';
+import type { NewTask } from '../task-store.ts';
+import { atMs, untilMs } from './pg-clock.ts';
+import type { Db, Queryable } from './db.ts';
+import { insertTasks } from './enqueue.ts';
+import { scheduleRow, toSchedule, type ScheduleRow } from './schedule-rows.ts';
+
+const SELECT = `SELECT s.*, t.status AS last_task_status, t.started_at AS last_task_started_at,
+    t.finished_at AS last_task_finished_at
+  FROM schedules s LEFT JOIN tasks t ON t.id = s.last_task_id`;
+
+/**
+ * The stored columns from $1 on: name, cron, timezone, every_ms, template, missed, overlap,
+ * enabled, next_due_at, grace_ms, max_runtime_ms, min_runtime_ms.
+ */
+const argsOf = (s: NewSchedule): unknown[] => [
+  s.name,
+  s.cron,
+  s.timezone,
+  s.everyMs,
+  JSON.stringify(s.task),
+  s.missed,
+  s.overlap,
+  s.enabled,
+  s.nextDueAt === null ? null : untilMs(s.nextDueAt),
+  s.alarms.graceMs,
+  s.alarms.maxRuntimeMs,
+  s.alarms.minRuntimeMs,
+];
+
+async function one(q: Queryable, where: string, param: unknown): Promise<ScheduleRow | null> {
+  const [row] = await q.query<object>(`${SELECT} WHERE ${where}`, [param]);
+  return row ? scheduleRow(row) : null;
+}
+
+async function byName(q: Queryable, name: string): Promise<ScheduleRow> {
+  const r = await one(q, 's.name = $1', name);
+  if (!r) throw new NotFoundError(`schedule "${name}" does not exist`);
+  return r;
+}
+
+async function byId(q: Queryable, id: number): Promise<StoredSchedule> {
+  const r = await one(q, 's.id = $1', id);
+  if (!r) throw new Error(`schedules row ${id} is missing`);
+  return toSchedule(r);
+}
+
+/** The task a schedule enqueues for `dueAt` (null: a run now, outside the due times). */
+function taskFor(s: StoredSchedule, dueAt: number | null, now: number): NewTask {
+  const t = s.task;
+  return {
+    kind: t.kind,
+    name: t.name ?? s.name,
+    group: t.group,
+    priority: t.priority,
+    payload: JSON.stringify(t.payload),
+    maxAttempts: t.maxAttempts,
+    // A catch-up run is due now; the queue's limits still decide when it starts.
+    runAt: Math.max(dueAt ?? now, 0),
+    timeout: t.timeout,
+    unique: null,
+    schedule: { id: s.id, dueAt },
+  };
+}
+
+/** A name another schedule holds, as the unique index would refuse it. */
+async function refuseTaken(q: Queryable, name: string, except: number): Promise<void> {
+  const [row] = await q.query('SELECT 1 FROM schedules WHERE name = $1 AND id <> $2', [name, except]);
+  if (row) throw new ConflictError(`schedule "${name}" already exists`);
+}
+
+const ENQUEUED = `UPDATE schedules SET last_due_at = coalesce($1, last_due_at), last_enqueued_at = $2,
+  last_task_id = $3 WHERE id = $4`;
+
+/** At most this many schedules per firing: the rest are due still and fire on the next call. */
+const FIRE_BATCH = 100;
+
+export function createPgScheduleStore(db: Db): ScheduleStore {
+  return {
+    create: (s, now) =>
+      db.tx(async (q) => {
+        // ON CONFLICT: two hosts creating the same name at once get one schedule and one refusal.
+        const [row] = await q.query<{ id: number }>(
+          `INSERT INTO schedules (name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at,
+             grace_ms, max_runtime_ms, min_runtime_ms, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+           ON CONFLICT (name) DO NOTHING RETURNING id`,
+          [...argsOf(s), atMs(now)],
+        );
+        if (!row) throw new ConflictError(`schedule "${s.name}" already exists`);
+        q.changed();
+        return byId(q, row.id);
+      }),
+
+    replace: (name, s, now) =>
+      db.tx(async (q) => {
+        const old = await byName(q, name);
+        if (s.name !== name) await refuseTaken(q, s.name, old.id);
+        await q.query(
+          `UPDATE schedules SET name = $1, cron = $2, timezone = $3, every_ms = $4, template = $5, missed = $6,
+             overlap = $7, enabled = $8, next_due_at = $9, grace_ms = $10, max_runtime_ms = $11,
+             min_runtime_ms = $12, updated_at = $13 WHERE id = $14`,
+          [...argsOf(s), atMs(now), old.id],
+        );
+        q.changed();
+        return byId(q, old.id);
+      }),
+
+    get: async (name) => {
+      const r = await one(db, 's.name = $1', name);
+      return r ? toSchedule(r) : null;
+    },
+
+    list: async () =>
+      (await db.query<object>(`${SELECT} ORDER BY s.name COLLATE "C"`)).map((r) =>
+        toSchedule(scheduleRow(r)),
+      ),
+
+    setEnabled: (name, enabled, nextDueAt, now) =>
+      db.tx(async (q) => {
+        const r = await byName(q, name);
+        await q.query('UPDATE schedules SET enabled = $1, next_due_at = $2, updated_at = $3 WHERE id = $4', [
+          enabled,
+          nextDueAt === null ? null : untilMs(nextDueAt),
+          atMs(now),
+          r.id,
+        ]);
+        q.changed();
+        return byId(q, r.id);
+      }),
+
+    remove: (name) =>
+      db.tx(async (q) => {
+        const gone = await q.query('DELETE FROM schedules WHERE name = $1 RETURNING id', [name]);
+        if (gone.length > 0) q.changed();
+        return gone.length === 1;
+      }),
+
+    runNow: (name, now) =>
+      db.tx(async (q) => {
+        const s = toSchedule(await byName(q, name));
+        const [r] = await insertTasks(q, [{ ...taskFor(s, null, now), runAt: now }], now);
+        if (!r) throw new Error(`schedule "${name}": its task was not enqueued`);
+        await q.query(ENQUEUED, [null, atMs(now), r.task.id, s.id]);
+        q.changed();
+        return { taskId: r.task.id, created: r.created };
+      }),
+
+    fireDue: async (now, plan) => {
+      // Most calls find nothing due: one plain read answers them, without a transaction's round
+      // trips. Only a hint; the transaction decides again under its locks.
+      const [due] = await db.query('SELECT 1 FROM schedules WHERE enabled AND next_due_at <= $1 LIMIT 1', [
+        Math.floor(now),
+      ]);
+      if (!due) return { taskIds: [], schedules: 0 };
+      return db.tx((q) => fireDue(q, now, plan));
+    },
+
+    nextDue: async () => {
+      const [r] = await db.query<{ name: unknown; next_due_at: unknown }>(
+        `SELECT name, next_due_at FROM schedules WHERE enabled AND next_due_at IS NOT NULL
+         ORDER BY next_due_at LIMIT 1`,
+      );
+      if (!r) return null;
+      if (typeof r.name !== 'string' || !Number.isFinite(r.next_due_at))
+        throw new Error(`schedules row: next_due_at is ${String(r.next_due_at)}, expected a number`);
+      return { name: r.name, dueAt: r.next_due_at as number };
+    },
+  };
+}
+
+async function fireDue(
+  q: Queryable,
+  now: number,
+  plan: (s: DueSchedule & { id: number }, previousRunActive: boolean) => FirePlan,
+): Promise<FireResult> {
+  // Locked until the commit; another host's firing skips these rows rather than queue behind
+  // them, and when it next looks, their next due time has moved on.
+  const rows = (
+    await q.query<object>(
+      `${SELECT} WHERE s.enabled AND s.next_due_at <= $1 ORDER BY s.next_due_at, s.id LIMIT ${FIRE_BATCH}
+       FOR UPDATE OF s SKIP LOCKED`,
+      // next_due_at <= now, for whole ms: <= its floor
+      [Math.floor(now)],
+    )
+  ).map(scheduleRow);
+  const taskIds: number[] = [];
+  for (const row of rows) {
+    let s: StoredSchedule;
+    try {
+      s = toSchedule(row);
+    } catch {
+      // A damaged row cannot enqueue anything; park it instead of retrying it every second.
+      await q.query(
+        'UPDATE schedules SET enabled = false, next_due_at = NULL, updated_at = $1 WHERE id = $2',
+        [atMs(now), row.id],
+      );
+      continue;
+    }
+    const [active] = await q.query<{ active: unknown }>(
+      'SELECT EXISTS (SELECT 1 FROM tasks WHERE schedule_id = $1 AND status = ANY($2::text[])) AS active',
+      [s.id, ACTIVE_STATUSES],
+    );
+    const p = plan(
+      {
+        id: s.id,
+        recurrence: recurrenceOf(s, row.next_due_at!),
+        nextDueAt: row.next_due_at!,
+        missed: s.missed,
+        overlap: s.overlap,
+      },
+      active?.active === true,
+    );
+    await q.query(
+      `UPDATE schedules SET next_due_at = $1, skipped_missed = skipped_missed + $2,
+         skipped_overlap = skipped_overlap + $3, updated_at = $4 WHERE id = $5`,
+      [
+        p.nextDueAt === null ? null : untilMs(p.nextDueAt),
+        p.droppedMissed,
+        p.skippedOverlap,
+        atMs(now),
+        s.id,
+      ],
+    );
+    // One insert for every due time to fire (a catch-up may have many).
+    const results = await insertTasks(
+      q,
+      p.fire.map((dueAt) => taskFor(s, dueAt, now)),
+      now,
+    );
+    let last = -1;
+    for (let i = 0; i < results.length; i++) {
+      // Not created: this due time already has its task (the unique (schedule, due time) index).
+      if (!results[i]!.created) continue;
+      taskIds.push(results[i]!.task.id);
+      last = i;
+    }
+    if (last >= 0) await q.query(ENQUEUED, [p.fire[last], atMs(now), results[last]!.task.id, s.id]);
+  }
+  if (rows.length > 0) q.changed();
+  return { taskIds, schedules: rows.length };
+}

@@ -1,0 +1,156 @@
+/**
+ * The dispatcher's tick, as SQLite's (../sqlite/tick.ts): write the ends of finished attempts,
+ * then claim (claim.ts), in one transaction. The successful ends go in one statement over
+ * arrays however many there are; each is written only where this worker still holds that
+ * attempt's lease.
+ *
+ * The transaction first takes this queue's claim lock (a transaction-level advisory lock, gone
+ * at commit or rollback, also when the connection dies), and only then reads the clock: a time
+ * read before waiting for the lock can be old by the wait, and starts stamped out of commit
+ * order would let another host's rate check miss starts it must count.
+ */
+import { isFinished } from '../../policy/task-rules.ts';
+import type { Finish, TickInput, TickOutput, WorkerIdentity } from '../task-store.ts';
+import { claimReady } from './claim.ts';
+import type { Queryable } from './db.ts';
+import { atMs, untilMs } from './pg-clock.ts';
+import { pgText, pgTextOrNull } from './pg-text.ts';
+
+type DoneFinish = Extract<Finish, { status: 'done' }>;
+type FailedFinish = Exclude<Finish, { status: 'done' }>;
+
+const FINISH_DONE = `UPDATE tasks SET status = 'done', finished_at = $4, result = f.result, error = NULL,
+    lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
+  FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS f(id, attempt, result)
+  WHERE tasks.id = f.id AND tasks.status = 'running' AND tasks.lease_owner = $5
+    AND tasks.attempts = f.attempt
+  RETURNING tasks.id`;
+const CLOSE_DONE = `UPDATE history SET ended_at = $3, outcome = 'done', error = NULL, output = f.output
+  FROM unnest($1::bigint[], $2::text[]) AS f(id, output) WHERE history.id = f.id`;
+// A Retry-After reschedule gives its attempt back (attempts - 1) and counts itself instead.
+const FINISH_FAILED = `UPDATE tasks SET status = $1, error = $2, run_at = coalesce($3, run_at),
+    finished_at = CASE WHEN $4 THEN $5::bigint END,
+    attempts = attempts - $6, retry_after_count = retry_after_count + $6,
+    lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL,
+    cancel_requested = false
+  WHERE id = $7 AND status = 'running' AND lease_owner = $8 AND attempts = $9
+  RETURNING group_name`;
+const CLOSE_ATTEMPT = 'UPDATE history SET ended_at = $1, outcome = $2, error = $3, output = $4 WHERE id = $5';
+const BLOCK_GROUP =
+  'UPDATE groups SET blocked_until = greatest(coalesce(blocked_until, 0), $1) WHERE name = $2';
+
+/** The lock every claim of this queue takes first (one key per schema). */
+export function claimLockKey(schema: string): string {
+  return `semaforo.claim.${schema}`;
+}
+
+export async function tick(
+  q: Queryable,
+  input: TickInput,
+  schema: string,
+  /** the host's offset to the database's clock, ms (pg-clock.ts) */
+  clockOffset: number,
+): Promise<TickOutput> {
+  await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [claimLockKey(schema)]);
+  const now = atMs(input.now()); // with the lock held: see TickInput.now
+  const queueNow = now + clockOffset;
+  const applied = await applyFinishes(q, input.finishes, input.worker, now, clockOffset);
+  const { claimed, nextWakeAt } = await claimReady(q, {
+    now,
+    queueNow,
+    worker: input.worker,
+    leaseMs: untilMs(input.leaseMs),
+    claimMax: input.claimMax,
+    reservedOnly: input.reservedOnly ?? false,
+    kinds: input.kinds === undefined ? null : [...input.kinds],
+  });
+  if (applied.length > 0 || claimed.length > 0) q.changed();
+  return { claimed, applied, nextWakeAt };
+}
+
+async function applyFinishes(
+  q: Queryable,
+  finishes: readonly Finish[],
+  worker: WorkerIdentity,
+  now: number,
+  clockOffset: number,
+): Promise<Finish[]> {
+  if (finishes.length === 0) return [];
+  // A task named twice (which the dispatcher never sends) goes one by one, in order, so the
+  // first end that holds the lease wins.
+  if (new Set(finishes.map((f) => f.taskId)).size !== finishes.length) {
+    const out: Finish[] = [];
+    for (const f of finishes) {
+      const ok =
+        f.status === 'done'
+          ? (await applyDone(q, [f], worker, now)).size === 1
+          : await applyFailed(q, f, worker, now, clockOffset);
+      if (ok) out.push(f);
+    }
+    return out;
+  }
+  const written = await applyDone(
+    q,
+    finishes.filter((f): f is DoneFinish => f.status === 'done'),
+    worker,
+    now,
+  );
+  const out: Finish[] = [];
+  for (const f of finishes) {
+    if (f.status === 'done' ? written.has(f.taskId) : await applyFailed(q, f, worker, now, clockOffset))
+      out.push(f);
+  }
+  return out;
+}
+
+async function applyDone(
+  q: Queryable,
+  finishes: readonly DoneFinish[],
+  worker: WorkerIdentity,
+  now: number,
+): Promise<Set<number>> {
+  if (finishes.length === 0) return new Set();
+  const rows = await q.query<{ id: number }>(FINISH_DONE, [
+    finishes.map((f) => f.taskId),
+    finishes.map((f) => f.attempt),
+    finishes.map((f) => pgTextOrNull(f.result)),
+    now,
+    worker.id,
+  ]);
+  const ids = new Set(rows.map((r) => r.id));
+  const closes = finishes.filter((f) => ids.has(f.taskId));
+  if (closes.length > 0)
+    await q.query(CLOSE_DONE, [
+      closes.map((f) => f.historyId),
+      closes.map((f) => pgTextOrNull(f.output)),
+      now,
+    ]);
+  return ids;
+}
+
+async function applyFailed(
+  q: Queryable,
+  f: FailedFinish,
+  worker: WorkerIdentity,
+  now: number,
+  clockOffset: number,
+): Promise<boolean> {
+  const retryAfter = f.outcome === 'retry-after' ? 1 : 0;
+  const rows = await q.query<{ group_name: string }>(FINISH_FAILED, [
+    f.status,
+    pgText(f.error),
+    f.runAt === undefined ? null : untilMs(f.runAt),
+    isFinished(f.status),
+    now,
+    retryAfter,
+    f.taskId,
+    worker.id,
+    f.attempt,
+  ]);
+  if (rows.length !== 1) return false;
+  await q.query(CLOSE_ATTEMPT, [now, f.outcome, pgText(f.error), pgTextOrNull(f.output), f.historyId]);
+  // Blocks are shared by every host: kept on the database's clock (claim.ts).
+  if (f.blockGroupUntil !== undefined)
+    await q.query(BLOCK_GROUP, [untilMs(f.blockGroupUntil + clockOffset), rows[0]!.group_name]);
+  return true;
+}

@@ -1,0 +1,66 @@
+/**
+ * The CLI on a PostgreSQL queue (`--db postgres://...` or SEMAFORO_DB): the same commands as on a
+ * file, spawned as a user runs them, and the password never shown. Real PostgreSQL
+ * (test/conformance/pg-backend.ts says where, or skips).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Task, TaskWithHistory } from '../../shared/domain.ts';
+import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
+import { exited, spawnNode, tempDir } from '../helpers.ts';
+import { BIN, cli, json } from './cli-helpers.ts';
+
+const SCHEMA = freshSchemaName('cli');
+const DB = pgLocation(SCHEMA);
+
+describe.skipIf(!pgAvailable)('semaforo on a PostgreSQL queue', { timeout: 120_000 }, () => {
+  afterAll(() => dropSchema(SCHEMA));
+
+  it('enqueues, lists, drains and shows as on a file, from --db or SEMAFORO_DB', async () => {
+    const id = json<Task>(
+      await cli(['--json', '--db', DB, 'enqueue', '--group', 'g', '--', 'echo', 'hi']),
+    ).id;
+    const listed = json<Task[]>(await cli(['--json', 'list'], { env: { SEMAFORO_DB: DB } }));
+    expect(listed.map((t) => [t.id, t.status, t.group])).toEqual([[id, 'pending', 'g']]);
+    const drained = await cli(['--db', DB, 'work', '--drain']);
+    expect(drained.code, drained.stderr).toBe(0);
+    const shown = json<TaskWithHistory>(await cli(['--json', '--db', DB, 'show', String(id)]));
+    expect(shown).toMatchObject({ status: 'done', attempts: 1 });
+    expect(shown.history.at(-1)).toMatchObject({ outcome: 'done', output: 'hi\n' });
+    const stats = json<{ counts: Record<string, number> }>(await cli(['--json', '--db', DB, 'stats']));
+    expect(stats.counts).toMatchObject({ done: 1, pending: 0 });
+  });
+
+  it('serves the dashboard API, its token kept in the data folder (a URL has no folder)', async () => {
+    const home = tempDir();
+    const child = spawnNode([BIN, '--db', DB, 'serve', '--port', '0', '--no-work'], { SEMAFORO_HOME: home });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /Dashboard: (http:\/\/[^\s#]+)#token=([0-9a-f]+)/.exec(out);
+        if (m) resolve(`${m[1]}|${m[2]}`);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+    });
+    const [base, token] = url.split('|') as [string, string];
+    const res = await fetch(new URL('api/stats', base), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const body = (await res.json()) as { value: { counts: Record<string, number> } };
+    expect(body.value.counts.done).toBe(1);
+    expect(fs.readFileSync(path.join(home, 'serve-token'), 'utf8').trim()).toBe(token);
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+  });
+
+  it('says where the queue is without its password, and opens nothing to say it', async () => {
+    const url = DB.replace('//postgres@', '//postgres:hunter2@');
+    const r = await cli(['--json', '--db', url, 'where']);
+    expect(json<{ db: string; exists: boolean | null }>(r)).toMatchObject({ db: DB, exists: null });
+    expect(r.stdout).not.toContain('hunter2');
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * The PostgreSQL store's row decoding: a row read from the database is outside input, so a
+ * column of the wrong type fails with one line naming the table, the row and the column, while
+ * what a face can still show (an unknown status, unreadable JSON) is shown in place.
+ */
+import { describe, expect, it } from 'vitest';
+import { toHistory, toTask } from '../../electron/core/store/postgres/rows.ts';
+
+const ROW = {
+  id: 5,
+  kind: 'shell',
+  name: 'backup',
+  group_name: 'disk',
+  priority: 3,
+  payload: '{"command":"tar"}',
+  status: 'running',
+  attempts: 1,
+  max_attempts: 3,
+  retry_after_count: 0,
+  run_at: 1000,
+  timeout_ms: null,
+  unique_key: null,
+  lease_owner: 'w1',
+  lease_expires_at: 31_000,
+  owner_pid: 42,
+  owner_host: 'box',
+  cancel_requested: false,
+  progress: 0.5,
+  created_at: 900,
+  started_at: 1000,
+  finished_at: null,
+  error: null,
+  result: null,
+  reserved_for: null,
+  reserved_pid: null,
+  reserved_host: null,
+  schedule_id: 2,
+  scheduled_for: 960,
+};
+
+describe('PostgreSQL rows', () => {
+  it('decodes a tasks row into the Task the faces see', () => {
+    expect(toTask(ROW)).toEqual({
+      id: 5,
+      kind: 'shell',
+      name: 'backup',
+      group: 'disk',
+      priority: 3,
+      payload: { command: 'tar' },
+      status: 'running',
+      attempts: 1,
+      maxAttempts: 3,
+      retryAfterCount: 0,
+      runAt: 1000,
+      timeout: null,
+      unique: null,
+      leaseOwner: 'w1',
+      leaseExpiresAt: 31_000,
+      cancelRequested: false,
+      progress: 0.5,
+      createdAt: 900,
+      startedAt: 1000,
+      finishedAt: null,
+      error: null,
+      result: null,
+      reservedFor: null,
+      scheduleId: 2,
+    });
+  });
+
+  it('refuses a column of the wrong type in one line naming the table, row and column', () => {
+    expect(() => toTask({ ...ROW, attempts: '1' })).toThrow(
+      'tasks row 5: attempts is "1", expected an integer',
+    );
+    expect(() => toTask({ ...ROW, cancel_requested: 0 })).toThrow(
+      'tasks row 5: cancel_requested is 0, expected true or false',
+    );
+    expect(() => toTask({ ...ROW, finished_at: undefined })).toThrow(
+      'tasks row 5: finished_at is missing, expected a number or null',
+    );
+    expect(() => toHistory({ id: 1, task_id: 5, type: 'attempt', attempt: 1 })).toThrow(
+      'history row 1: started_at is missing, expected a number',
+    );
+  });
+
+  it('shows an unknown status as failed with the reason, and unreadable JSON in place', () => {
+    expect(toTask({ ...ROW, status: 'paused', payload: '{oops', result: 'nope' })).toMatchObject({
+      status: 'failed',
+      error: 'unknown status in database: paused',
+      payload: { unreadable: 'payload', text: '{oops' },
+      result: { unreadable: 'result', text: 'nope' },
+    });
+  });
+});

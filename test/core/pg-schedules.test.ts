@@ -1,0 +1,92 @@
+/**
+ * PostgreSQL's schedules beyond the conformance suite: a host whose firing holds a schedule (a
+ * slow transaction, a stalled connection) neither stalls another host's scheduler nor lets it
+ * fire that schedule's due time a second time once it lets go. Real PostgreSQL
+ * (test/conformance/pg-backend.ts says where, or skips).
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { planFires } from '../../electron/core/schedule/plan.ts';
+import { NO_ALARMS } from '../../shared/schedule-alarms.ts';
+import { openStore } from '../../electron/core/store/open-store.ts';
+import type { TaskStore } from '../../electron/core/store/task-store.ts';
+import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
+
+const T0 = Date.parse('2026-12-01T00:00:00Z');
+const MIN = 60_000;
+
+const stores: TaskStore[] = [];
+const clients: pg.Client[] = [];
+const schemas: string[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.end();
+  for (const s of stores.splice(0)) await s.close();
+  for (const name of schemas.splice(0)) await dropSchema(name);
+});
+
+const fire = async (store: TaskStore, now: number) =>
+  store.schedules.fireDue(now, (s, active) => planFires(s, now, active));
+
+describe.skipIf(!pgAvailable)('PostgreSQL schedules', () => {
+  it("skip a schedule another host's firing holds, and never fire its due time twice", async () => {
+    const schema = freshSchemaName('pgsched');
+    schemas.push(schema);
+    const store = await openStore(pgLocation(schema));
+    stores.push(store);
+    for (const name of ['held', 'free'])
+      await store.schedules.create(
+        {
+          name,
+          cron: null,
+          timezone: null,
+          everyMs: MIN,
+          task: {
+            kind: 'sleep',
+            name: null,
+            group: 'default',
+            priority: 5,
+            maxAttempts: 1,
+            timeout: null,
+            payload: {},
+          },
+          missed: 'all',
+          overlap: 'allow',
+          enabled: true,
+          nextDueAt: T0 + MIN,
+          alarms: NO_ALARMS,
+        },
+        T0,
+      );
+    // Another host, mid-firing: it holds `held`.
+    const other = new pg.Client({ connectionString: pgLocation(schema).replace(/\?.*$/, '') });
+    clients.push(other);
+    await other.connect();
+    await other.query(`SET search_path TO ${schema}`);
+    await other.query('BEGIN');
+    const [{ id }] = (await other.query("SELECT id FROM schedules WHERE name = 'held' FOR UPDATE")).rows;
+
+    // This host fires what it can at once instead of queueing behind the lock.
+    const first = await fire(store, T0 + 3 * MIN);
+    expect(first.schedules).toBe(1);
+    expect((await store.listTasks({})).tasks.map((t) => t.name)).toEqual(['free', 'free', 'free']);
+
+    // It enqueues the first due time, advances the schedule and commits: this host fires the rest.
+    await other.query(
+      `INSERT INTO tasks (kind, name, group_name, priority, payload, status, max_attempts, run_at, created_at,
+         schedule_id, scheduled_for) VALUES ('sleep', 'held', 'default', 5, '{}', 'pending', 1, $1, $1, $2, $1)`,
+      [T0 + MIN, id],
+    );
+    await other.query('UPDATE schedules SET next_due_at = $1 WHERE id = $2', [T0 + 2 * MIN, id]);
+    await other.query('COMMIT');
+    expect((await fire(store, T0 + 3 * MIN)).taskIds).toHaveLength(2);
+    expect((await fire(store, T0 + 3 * MIN)).taskIds).toEqual([]);
+    // Set back to the first due time, it does not get a second task either.
+    await store.schedules.setEnabled('held', true, T0 + MIN, T0 + 3 * MIN);
+    expect((await fire(store, T0 + 3 * MIN)).taskIds).toEqual([]);
+    const held = (await store.listTasks({ sort: 'runAt', order: 'asc', limit: 10 })).tasks.filter(
+      (t) => t.name === 'held',
+    );
+    expect(held.map((t) => (t.runAt - T0) / MIN)).toEqual([1, 2, 3]);
+  });
+});
