@@ -2,7 +2,8 @@
  * The dashboard: a left rail, the current screen, and the task detail panel beside it. It is
  * handed a QueueApi and cannot tell whether that talks Electron IPC or HTTP.
  */
-import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { lazy, useCallback, useEffect, useState } from 'react';
+import { ChunkBoundary } from './components/ChunkBoundary.tsx';
 import type { QueueApi } from '../shared/api.ts';
 import type { Task, TaskStatus } from '../shared/domain.ts';
 import { ConnectionBanner } from './components/ConnectionBanner.tsx';
@@ -12,7 +13,6 @@ import { FailuresScreen } from './screens/FailuresScreen.tsx';
 import { OverviewScreen } from './screens/OverviewScreen.tsx';
 import { TaskDetailPanel } from './screens/TaskDetailPanel.tsx';
 import { TasksScreen } from './screens/TasksScreen.tsx';
-import { LoadingState } from './components/LoadingState.tsx';
 import { ApiProvider, useApi } from './state/api-context.tsx';
 import { ChangesProvider } from './state/changes.tsx';
 import { ConfirmProvider } from './state/confirm.tsx';
@@ -192,7 +192,9 @@ function Shell({ connection }: { connection?: ConnectionSignal }) {
       />
       <main className="main" aria-label={SCREEN_TITLES[route.screen]}>
         {connection && <ConnectionBanner connection={connection} />}
-        <Suspense fallback={<LoadingState label="Loading…" />}>{screen}</Suspense>
+        <ChunkBoundary key={route.screen} loading="Loading…" what="this screen">
+          {screen}
+        </ChunkBoundary>
       </main>
       {route.taskId !== null && (
         <TaskDetailPanel

@@ -27,6 +27,10 @@ async function pickTransport(): Promise<{ api: QueueApi; connection?: Connection
   return { api, connection };
 }
 
+// A chunk's stylesheet that cannot be fetched (the server went away mid-load) is not worth an
+// uncaught error: the part itself says so through its ChunkBoundary.
+window.addEventListener('vite:preloadError', (event) => event.preventDefault());
+
 const rootElement = document.getElementById('root');
 if (!rootElement) throw new Error('renderer/index.html has no #root element');
 const root = createRoot(rootElement);

@@ -1,4 +1,5 @@
-import { lazy, Suspense } from 'react';
+import { lazy } from 'react';
+import { ChunkBoundary } from '../components/ChunkBoundary.tsx';
 import type { Task, TaskStatus } from '../../shared/domain.ts';
 import { BigNumber } from '../components/BigNumber.tsx';
 import { ErrorState } from '../components/ErrorState.tsx';
@@ -99,9 +100,9 @@ export function OverviewScreen(props: {
         </section>
         <section aria-labelledby="charts-title" className="panel">
           <h2 id="charts-title">Last hour</h2>
-          <Suspense fallback={<LoadingState label="Loading the last hour…" />}>
+          <ChunkBoundary loading="Loading the last hour…" what="the charts">
             <ThroughputCharts />
-          </Suspense>
+          </ChunkBoundary>
         </section>
       </div>
       <section aria-labelledby="groups-title">

@@ -43,4 +43,14 @@ describe.skipIf(!hasChromium)('dashboard copy', () => {
     await notice.waitFor();
     expect(await page.getByRole('status').innerText()).not.toMatch(/TypeError|Failed to fetch/);
   });
+
+  it('keeps the window when a part loaded on demand cannot be fetched, and says so in that part', async () => {
+    const { page } = await open();
+    // The charts' chunk (script and stylesheet) is gone, as when the server stops mid-load.
+    await page.route(/\/assets\/ThroughputCharts-[^/]+$/, (route) => route.abort());
+    await page.reload();
+    await page.getByRole('alert').getByText('Could not load the charts').waitFor();
+    await page.getByRole('button', { name: '0 Running', exact: true }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Groups' }).count()).toBe(1);
+  });
 });
