@@ -1,0 +1,92 @@
+/**
+ * A row of `schedules`, with its last task's status and times joined, as every backend reads it
+ * (same column names on each), and the StoredSchedule made of it. A backend checks the row's
+ * types first; the policies, the template and the flags are read here once.
+ */
+import {
+  MISSED_POLICIES,
+  OVERLAP_POLICIES,
+  TASK_STATUSES,
+  type JsonValue,
+  type TaskStatus,
+  type TaskTemplate,
+} from '../../../shared/domain.ts';
+import type { StoredSchedule } from './schedule-store.ts';
+
+export interface ScheduleRow {
+  id: number;
+  name: string;
+  cron: string | null;
+  timezone: string | null;
+  every_ms: number | null;
+  template: string;
+  missed: string;
+  overlap: string;
+  /** a flag: boolean on PostgreSQL, 0/1 on SQLite */
+  enabled: boolean | number;
+  next_due_at: number | null;
+  last_due_at: number | null;
+  last_enqueued_at: number | null;
+  last_task_id: number | null;
+  skipped_overlap: number;
+  skipped_missed: number;
+  created_at: number;
+  updated_at: number;
+  grace_ms: number | null;
+  max_runtime_ms: number | null;
+  min_runtime_ms: number | null;
+  last_task_status: string | null;
+  last_task_started_at: number | null;
+  last_task_finished_at: number | null;
+}
+
+const pick = <T extends string>(list: readonly T[], v: string, fallback: T): T =>
+  (list as readonly string[]).includes(v) ? (v as T) : fallback;
+
+/** The template as stored; a damaged one throws (the scheduler reports it, and parks the schedule). */
+function readTemplate(text: string): TaskTemplate {
+  try {
+    const t = JSON.parse(text) as Partial<TaskTemplate> | null;
+    if (t && typeof t === 'object' && typeof t.kind === 'string' && typeof t.group === 'string') {
+      return {
+        kind: t.kind,
+        name: typeof t.name === 'string' ? t.name : null,
+        group: t.group,
+        priority: typeof t.priority === 'number' ? t.priority : 5,
+        maxAttempts: typeof t.maxAttempts === 'number' ? t.maxAttempts : 3,
+        timeout: typeof t.timeout === 'number' ? t.timeout : null,
+        payload: (t.payload ?? {}) as JsonValue,
+      };
+    }
+  } catch {
+    // fall through
+  }
+  throw new Error('the stored task template is damaged');
+}
+
+export function toSchedule(r: ScheduleRow): StoredSchedule {
+  return {
+    id: r.id,
+    name: r.name,
+    cron: r.cron,
+    timezone: r.timezone,
+    everyMs: r.every_ms,
+    task: readTemplate(r.template),
+    missed: pick(MISSED_POLICIES, r.missed, 'skip'),
+    overlap: pick(OVERLAP_POLICIES, r.overlap, 'allow'),
+    enabled: r.enabled === true || r.enabled === 1,
+    nextDueAt: r.next_due_at,
+    lastDueAt: r.last_due_at,
+    lastEnqueuedAt: r.last_enqueued_at,
+    lastTaskId: r.last_task_id,
+    lastTaskStatus:
+      r.last_task_status === null ? null : pick<TaskStatus>(TASK_STATUSES, r.last_task_status, 'pending'),
+    lastTaskStartedAt: r.last_task_started_at,
+    lastTaskFinishedAt: r.last_task_finished_at,
+    alarms: { graceMs: r.grace_ms, maxRuntimeMs: r.max_runtime_ms, minRuntimeMs: r.min_runtime_ms },
+    skippedOverlap: r.skipped_overlap,
+    skippedMissed: r.skipped_missed,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
