@@ -1,7 +1,7 @@
 /**
  * A row of `schedules`, with its last task's status and times joined, as every backend reads it
- * (same column names on each), and the StoredSchedule made of it. A backend checks the row's
- * types first; the policies, the template and the flags are read here once.
+ * (same column names on each), the StoredSchedule made of it, and the task it enqueues. A backend
+ * checks the row's types first; the policies, the template and the flags are read here once.
  */
 import {
   MISSED_POLICIES,
@@ -12,6 +12,7 @@ import {
   type TaskTemplate,
 } from '../../../shared/domain.ts';
 import type { StoredSchedule } from './schedule-store.ts';
+import type { NewTask } from './task-store.ts';
 
 export interface ScheduleRow {
   id: number;
@@ -88,5 +89,23 @@ export function toSchedule(r: ScheduleRow): StoredSchedule {
     skippedMissed: r.skipped_missed,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+  };
+}
+
+/** The task a schedule enqueues for `dueAt` (null: a run now, outside the due times). */
+export function scheduledTask(s: StoredSchedule, dueAt: number | null, now: number): NewTask {
+  const t = s.task;
+  return {
+    kind: t.kind,
+    name: t.name ?? s.name,
+    group: t.group,
+    priority: t.priority,
+    payload: JSON.stringify(t.payload),
+    maxAttempts: t.maxAttempts,
+    // A catch-up run is due now; the queue's limits still decide when it starts.
+    runAt: Math.max(dueAt ?? now, 0),
+    timeout: t.timeout,
+    unique: null,
+    schedule: { id: s.id, dueAt },
   };
 }

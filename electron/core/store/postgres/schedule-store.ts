@@ -9,10 +9,10 @@ import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
 import { recurrenceOf, type DueSchedule, type FirePlan } from '../../schedule/plan.ts';
 import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../schedule-store.ts';
-import type { NewTask } from '../task-store.ts';
 import { atMs, untilMs } from './pg-clock.ts';
 import type { Db, Queryable } from './db.ts';
 import { insertTasks } from './enqueue.ts';
+import { scheduledTask } from '../schedule-row.ts';
 import { scheduleRow, toSchedule, type ScheduleRow } from './schedule-rows.ts';
 
 const SELECT = `SELECT s.*, t.status AS last_task_status, t.started_at AS last_task_started_at,
@@ -53,24 +53,6 @@ async function byId(q: Queryable, id: number): Promise<StoredSchedule> {
   const r = await one(q, 's.id = $1', id);
   if (!r) throw new Error(`schedules row ${id} is missing`);
   return toSchedule(r);
-}
-
-/** The task a schedule enqueues for `dueAt` (null: a run now, outside the due times). */
-function taskFor(s: StoredSchedule, dueAt: number | null, now: number): NewTask {
-  const t = s.task;
-  return {
-    kind: t.kind,
-    name: t.name ?? s.name,
-    group: t.group,
-    priority: t.priority,
-    payload: JSON.stringify(t.payload),
-    maxAttempts: t.maxAttempts,
-    // A catch-up run is due now; the queue's limits still decide when it starts.
-    runAt: Math.max(dueAt ?? now, 0),
-    timeout: t.timeout,
-    unique: null,
-    schedule: { id: s.id, dueAt },
-  };
 }
 
 /** A name another schedule holds, as the unique index would refuse it. */
@@ -149,7 +131,7 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
     runNow: (name, now) =>
       db.tx(async (q) => {
         const s = toSchedule(await byName(q, name));
-        const [r] = await insertTasks(q, [{ ...taskFor(s, null, now), runAt: now }], now);
+        const [r] = await insertTasks(q, [{ ...scheduledTask(s, null, now), runAt: now }], now);
         if (!r) throw new Error(`schedule "${name}": its task was not enqueued`);
         await q.query(ENQUEUED, [null, atMs(now), r.task.id, s.id]);
         q.changed();
@@ -235,7 +217,7 @@ async function fireDue(
     // One insert for every due time to fire (a catch-up may have many).
     const results = await insertTasks(
       q,
-      p.fire.map((dueAt) => taskFor(s, dueAt, now)),
+      p.fire.map((dueAt) => scheduledTask(s, dueAt, now)),
       now,
     );
     let last = -1;

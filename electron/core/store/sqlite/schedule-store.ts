@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
-import { toSchedule, type ScheduleRow } from '../schedule-row.ts';
+import { scheduledTask, toSchedule, type ScheduleRow } from '../schedule-row.ts';
 import type { FireResult, NewSchedule, StoredSchedule } from '../schedule-store.ts';
 import type { SyncScheduleStore } from './sync-store.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
@@ -148,27 +148,10 @@ export class SqliteScheduleStore implements SyncScheduleStore {
     return this.commits.run('durable', () => this.st.remove.run(name).changes === 1);
   }
 
-  private taskFor(s: StoredSchedule, dueAt: number | null, now: number): NewTask {
-    const t = s.task;
-    return {
-      kind: t.kind,
-      name: t.name ?? s.name,
-      group: t.group,
-      priority: t.priority,
-      payload: JSON.stringify(t.payload),
-      maxAttempts: t.maxAttempts,
-      // A catch-up run is due now; the queue's limits still decide when it starts.
-      runAt: Math.max(dueAt ?? now, 0),
-      timeout: t.timeout,
-      unique: null,
-      schedule: { id: s.id, dueAt },
-    };
-  }
-
   runNow(name: string, now: number): { taskId: number; created: boolean } {
     return this.commits.run('relaxed', () => {
       const s = toSchedule(this.row(name));
-      const [r] = this.enqueue([{ ...this.taskFor(s, null, now), runAt: now }], now);
+      const [r] = this.enqueue([{ ...scheduledTask(s, null, now), runAt: now }], now);
       this.st.enqueued.run(null, now, r!.task.id, s.id);
       return { taskId: r!.task.id, created: r!.created };
     });
@@ -204,7 +187,7 @@ export class SqliteScheduleStore implements SyncScheduleStore {
         this.st.advance.run(p.nextDueAt, p.droppedMissed, p.skippedOverlap, now, s.id);
         for (const dueAt of p.fire) {
           try {
-            const [r] = this.enqueue([this.taskFor(s, dueAt, now)], now);
+            const [r] = this.enqueue([scheduledTask(s, dueAt, now)], now);
             taskIds.push(r!.task.id);
             this.st.enqueued.run(dueAt, now, r!.task.id, s.id);
           } catch (err) {
