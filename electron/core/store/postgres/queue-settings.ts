@@ -1,17 +1,13 @@
 /** The queue's settings and each group's limits, as the operator sets them (PostgreSQL). */
-import { emptyCounts, type GroupInfo, type QueueSettings } from '../../../../shared/domain.ts';
+import type { GroupInfo, QueueSettings } from '../../../../shared/domain.ts';
+import { groupInfo, type GroupRow as SharedGroupRow } from '../group-row.ts';
 import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
 import type { Db, Queryable } from './db.ts';
 import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
 
 /** A row of `groups`, with the starts inside its rate window counted by the query. */
-export interface GroupRow {
-  name: string;
-  concurrency: number | null;
-  rate_limit: number | null;
-  rate_period_ms: number | null;
+export interface GroupRow extends Omit<SharedGroupRow, 'paused'> {
   paused: boolean;
-  blocked_until: number | null;
   rate_used: number;
 }
 
@@ -51,20 +47,7 @@ export async function readGroups(
   const rows = await q.query<object>(GROUPS, [Math.floor(queueNow), only]);
   return rows.map((row) => {
     const g = groupRow(row);
-    return {
-      name: g.name,
-      concurrency: g.concurrency,
-      rate:
-        g.rate_limit !== null && g.rate_period_ms !== null
-          ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
-          : null,
-      paused: g.paused,
-      // a cool-down that has passed is no longer one
-      blockedUntil:
-        g.blocked_until !== null && g.blocked_until > queueNow ? g.blocked_until - clockOffset : null,
-      counts: emptyCounts(),
-      rateUsed: g.rate_used,
-    };
+    return groupInfo(g, queueNow, g.rate_used, clockOffset);
   });
 }
 

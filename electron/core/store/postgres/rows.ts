@@ -8,11 +8,11 @@
 import {
   TASK_STATUSES,
   type HistoryEntry,
-  type HistoryOutcome,
   type JsonValue,
   type Task,
   type TaskStatus,
 } from '../../../../shared/domain.ts';
+import { historyEntry, type HistoryRow } from '../history-row.ts';
 
 /** A row of `tasks` as the connection layer returns it (bigint as number, flags as boolean). */
 export interface TaskRow {
@@ -45,19 +45,6 @@ export interface TaskRow {
   reserved_host: string | null;
   schedule_id: number | null;
   scheduled_for: number | null;
-}
-
-export interface HistoryRow {
-  id: number;
-  task_id: number;
-  type: string;
-  attempt: number;
-  started_at: number;
-  ended_at: number | null;
-  outcome: string;
-  error: string | null;
-  output: string | null;
-  worker: string | null;
 }
 
 /** A column's type: its check, and how a message names it. */
@@ -194,19 +181,7 @@ export function toTask(row: object): Task {
   };
 }
 
-/** A row of `history` as a HistoryEntry. */
+/** A row of `history` as a HistoryEntry, its types checked first. */
 export function toHistory(row: object): HistoryEntry {
-  const r = historyRow(row);
-  return {
-    id: r.id,
-    taskId: r.task_id,
-    type: r.type === 'action' ? 'action' : 'attempt',
-    attempt: r.attempt,
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
-    outcome: r.outcome as HistoryOutcome,
-    error: r.error,
-    output: r.output,
-    worker: r.worker,
-  };
+  return historyEntry(historyRow(row));
 }

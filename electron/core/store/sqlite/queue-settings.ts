@@ -1,18 +1,11 @@
 /** The queue's settings and each group's limits, as the operator sets them. */
 import type { Database, Statement } from 'better-sqlite3';
-import { emptyCounts, type GroupInfo, type QueueSettings } from '../../../../shared/domain.ts';
+import type { QueueSettings } from '../../../../shared/domain.ts';
+import type { GroupRow } from '../group-row.ts';
 import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
 import type { Commits } from './commits.ts';
 
-/** A row of `groups`. */
-export interface GroupRow {
-  name: string;
-  concurrency: number | null;
-  rate_limit: number | null;
-  rate_period_ms: number | null;
-  paused: number;
-  blocked_until: number | null;
-}
+export type { GroupRow } from '../group-row.ts';
 
 /** What a row of `groups` holds when created (the table's defaults). */
 export const NEW_GROUP: Omit<GroupRow, 'name'> = {
@@ -22,21 +15,6 @@ export const NEW_GROUP: Omit<GroupRow, 'name'> = {
   paused: 0,
   blocked_until: null,
 };
-
-export function toGroupInfo(g: GroupRow, now: number, rateUsed: number): GroupInfo {
-  return {
-    name: g.name,
-    concurrency: g.concurrency,
-    rate:
-      g.rate_limit !== null && g.rate_period_ms !== null
-        ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
-        : null,
-    paused: g.paused === 1,
-    blockedUntil: g.blocked_until !== null && g.blocked_until > now ? g.blocked_until : null,
-    counts: emptyCounts(),
-    rateUsed,
-  };
-}
 
 interface SettingsRow {
   global_concurrency: number;

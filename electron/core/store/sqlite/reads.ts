@@ -19,7 +19,8 @@ import {
 import type { ListQuery } from '../../../../shared/schemas.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 import type { Intake } from './enqueue.ts';
-import { NEW_GROUP, toGroupInfo, type GroupRow } from './queue-settings.ts';
+import { groupInfo } from '../group-row.ts';
+import { NEW_GROUP, type GroupRow } from './queue-settings.ts';
 import { toHistory, type HistoryRow } from './rows.ts';
 import { sqlList } from './sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
@@ -155,7 +156,7 @@ export class Reads {
       if (g.rate_limit !== null && g.rate_period_ms !== null) {
         rateUsed = this.windowCount.get(g.name, now - g.rate_period_ms)!.n;
       }
-      byGroup.set(g.name, toGroupInfo(g, now, rateUsed));
+      byGroup.set(g.name, groupInfo(g, now, rateUsed));
     }
     const counted = this.counts.all();
     if (waiting !== null) {
@@ -168,7 +169,7 @@ export class Reads {
         counted.push({ group_name: r.group_name, status: 'pending', n: r.n });
         // a group first named by a waiting task has no row yet: the defaults of a new row
         if (!byGroup.has(r.group_name)) {
-          byGroup.set(r.group_name, toGroupInfo({ ...NEW_GROUP, name: r.group_name }, now, 0));
+          byGroup.set(r.group_name, groupInfo({ ...NEW_GROUP, name: r.group_name }, now, 0));
         }
       }
     }

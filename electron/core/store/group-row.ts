@@ -1,0 +1,35 @@
+/**
+ * A row of `groups` as every backend stores it (same column names on each), and the GroupInfo
+ * the faces see. Counts are filled in by the caller, which reads them apart.
+ */
+import { emptyCounts, type GroupInfo } from '../../../shared/domain.ts';
+
+export interface GroupRow {
+  name: string;
+  concurrency: number | null;
+  rate_limit: number | null;
+  rate_period_ms: number | null;
+  /** a flag: boolean on PostgreSQL, 0/1 on SQLite */
+  paused: boolean | number;
+  blocked_until: number | null;
+}
+
+/**
+ * `now` on the clock the row was stamped with; `clockOffset` (the store's clock minus the
+ * caller's, PostgreSQL) turns a stored time back into the caller's.
+ */
+export function groupInfo(g: GroupRow, now: number, rateUsed: number, clockOffset = 0): GroupInfo {
+  return {
+    name: g.name,
+    concurrency: g.concurrency,
+    rate:
+      g.rate_limit !== null && g.rate_period_ms !== null
+        ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
+        : null,
+    paused: g.paused === true || g.paused === 1,
+    // a cool-down that has passed is no longer one
+    blockedUntil: g.blocked_until !== null && g.blocked_until > now ? g.blocked_until - clockOffset : null,
+    counts: emptyCounts(),
+    rateUsed,
+  };
+}
