@@ -8,7 +8,7 @@
  * host's claims waiting behind the claim lock (measured: the extra pass costs within the noise of
  * a drain, RESULTS.md).
  *
- * Limits, in this order: the queue's pause and global limit (from `counts`, O(groups)); per
+ * The decision is the shared claim plan's (../../policy/claim-plan.ts). Limits, in this order: the queue's pause and global limit (from `counts`, O(groups)); per
  * group its pause, Retry-After block, concurrency and sliding-window rate; then the best
  * candidates by (priority, run_at, id) per group, merged and cut to the global room.
  *
@@ -20,7 +20,7 @@
  */
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
-import { rateRoom } from '../../policy/rate-limit.ts';
+import { ClaimPlan, type ClaimCandidate, type ClaimGroup } from '../../policy/claim-plan.ts';
 import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
 import type { Queryable } from './db.ts';
 import { toTask } from './rows.ts';
@@ -28,13 +28,6 @@ import { toTask } from './rows.ts';
 const list = (xs: readonly string[]) => xs.map((s) => `'${s}'`).join(', ');
 /** Written as the partial indexes tasks_claimable* say it, so the planner can use them. */
 const CLAIMABLE = list(TRANSITIONS.claim.from);
-
-interface Candidate {
-  id: number;
-  priority: number;
-  run_at: number;
-  group_name: string;
-}
 
 interface GroupLimits {
   name: string;
@@ -44,6 +37,17 @@ interface GroupLimits {
   paused: boolean;
   blocked_until: number | null;
 }
+
+const toClaimGroup = (g: GroupLimits): ClaimGroup => ({
+  name: g.name,
+  concurrency: g.concurrency,
+  rate:
+    g.rate_limit !== null && g.rate_period_ms !== null
+      ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
+      : null,
+  paused: g.paused,
+  blockedUntil: g.blocked_until,
+});
 
 export interface ClaimInput {
   now: number;
@@ -107,19 +111,17 @@ export async function claimReady(
     runningByGroup.set(r.group_name, r.n);
     runningTotal += r.n;
   }
-  const room = Math.min(c.claimMax, settings.global_concurrency - runningTotal);
-  if (room <= 0) return { claimed: [], nextWakeAt: null };
+  const plan = new ClaimPlan({
+    globalConcurrency: settings.global_concurrency,
+    paused: settings.paused,
+    runningTotal,
+    claimMax: c.claimMax,
+    now,
+    queueNow,
+  });
+  if (plan.room <= 0) return { claimed: [], nextWakeAt: null };
 
-  let wakeAt: number | null = null;
-  /** `t` on the host's clock */
-  const wakeNoLaterThan = (t: number) => {
-    wakeAt = wakeAt === null ? t : Math.min(wakeAt, t);
-  };
-  const toHost = (queueTime: number) => queueTime - (queueNow - now);
-
-  const candidates: Candidate[] = [];
   const waiting: string[] = [];
-  const groupRoom = new Map<string, number>();
   const rateLimited = new Set<string>();
   // Only groups with something waiting can yield a candidate: the rest cost nothing per tick.
   const groups = await q.query<GroupLimits>(
@@ -127,18 +129,12 @@ export async function claimReady(
      WHERE name = ANY($1::text[]) ORDER BY name`,
     [[...hasWaiting]],
   );
-  for (const g of groups) {
-    if (g.paused) continue;
-    if (g.blocked_until !== null && g.blocked_until > queueNow) {
-      wakeNoLaterThan(toHost(g.blocked_until));
-      continue;
-    }
-    let gRoom = room;
-    if (g.concurrency !== null) gRoom = Math.min(gRoom, g.concurrency - (runningByGroup.get(g.name) ?? 0));
-    if (gRoom <= 0) continue;
-    if (g.rate_limit !== null && g.rate_period_ms !== null) {
+  for (const row of groups) {
+    const g = toClaimGroup(row);
+    let room = plan.groupRoom(g, runningByGroup.get(g.name) ?? 0);
+    const windowStart = plan.windowStart(g);
+    if (room > 0 && windowStart !== null) {
       rateLimited.add(g.name);
-      const windowStart = queueNow - g.rate_period_ms;
       await q.query('DELETE FROM group_starts WHERE group_name = $1 AND started_at <= $2', [
         g.name,
         windowStart,
@@ -147,31 +143,17 @@ export async function claimReady(
         'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = $1 AND started_at > $2',
         [g.name, windowStart],
       );
-      const r = rateRoom({ limit: g.rate_limit, periodMs: g.rate_period_ms }, w!.n, w!.oldest, queueNow);
-      if (r.room <= 0) {
-        if (r.freeAt !== null) wakeNoLaterThan(toHost(r.freeAt));
-        continue;
-      }
-      gRoom = Math.min(gRoom, r.room);
+      room = plan.rateRoom(g, room, w!.n, w!.oldest);
     }
-    groupRoom.set(g.name, gRoom);
+    if (room <= 0) continue;
     const ready = c.reservedOnly
-      ? await q.query<Candidate>(RESERVED_CANDIDATES, [g.name, now, c.kinds, gRoom, worker.id])
-      : await q.query<Candidate>(CANDIDATES, [g.name, now, c.kinds, gRoom]);
+      ? await q.query<ClaimCandidate>(RESERVED_CANDIDATES, [g.name, now, c.kinds, room, worker.id])
+      : await q.query<ClaimCandidate>(CANDIDATES, [g.name, now, c.kinds, room]);
     if (ready.length === 0) waiting.push(g.name);
-    for (const x of ready) candidates.push(x);
+    plan.offer(g.name, room, ready);
   }
 
-  candidates.sort((a, b) => a.priority - b.priority || a.run_at - b.run_at || a.id - b.id);
-  const chosen: number[] = [];
-  for (const x of candidates) {
-    if (chosen.length >= room) break;
-    const left = groupRoom.get(x.group_name) ?? 0;
-    if (left <= 0) continue;
-    groupRoom.set(x.group_name, left - 1);
-    chosen.push(x.id);
-  }
-
+  const chosen = plan.choose().map((x) => x.id);
   const claimed: ClaimedTask[] = [];
   if (chosen.length > 0) {
     const rows = await q.query<{ id: number; attempts: number; group_name: string }>(TAKE, [
@@ -205,7 +187,7 @@ export async function claimReady(
     const [due] = c.reservedOnly
       ? await q.query<{ at: number | null }>(RESERVED_NEXT_DUE, [g, c.kinds, worker.id])
       : await q.query<{ at: number | null }>(NEXT_DUE, [g, c.kinds]);
-    if (due && due.at !== null && due.at > now) wakeNoLaterThan(due.at);
+    plan.dueAt(due?.at ?? null);
   }
-  return { claimed, nextWakeAt: wakeAt };
+  return { claimed, nextWakeAt: plan.wakeAt };
 }

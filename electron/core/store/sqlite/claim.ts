@@ -3,7 +3,8 @@
  * transaction (BEGIN IMMEDIATE), so every limit is checked against the state of the file as all
  * processes left it, and no two workers can take the same task.
  *
- * Limits checked, in this order:
+ * The decision is the shared claim plan's (../../policy/claim-plan.ts); this module reads what it
+ * needs and writes what it decided. Limits checked, in this order:
  * 1. the queue is not paused, and the global concurrency limit has room (running counts come from
  *    the `counts` table, kept exact by triggers, so this is O(groups), not O(tasks));
  * 2. per group: not paused, not blocked by a Retry-After, concurrency room, and rate room from the
@@ -18,7 +19,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { LIMITS } from '../../../../shared/schemas.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
-import { rateRoom } from '../../policy/rate-limit.ts';
+import { ClaimPlan, type ClaimCandidate, type ClaimGroup } from '../../policy/claim-plan.ts';
 import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
 import type { GroupRow } from './queue-settings.ts';
 import { sqlList } from './sql.ts';
@@ -31,12 +32,7 @@ const PRIORITY_ROWS = PRIORITY_LIST.map((p) => `(${p})`).join(', ');
 /** Written as the partial indexes tasks_claimable* say it, so the planner can use them. */
 const CLAIMABLE = sqlList(TRANSITIONS.claim.from);
 
-interface Candidate {
-  id: number;
-  priority: number;
-  run_at: number;
-  group_name: string;
-}
+type Candidate = ClaimCandidate;
 
 export class ClaimStatements {
   readonly settings: Statement<[], { global_concurrency: number; paused: number }>;
@@ -123,6 +119,18 @@ interface ClaimResult {
   nextWakeAt: number | null;
 }
 
+/** A groups row as the claim plan reads it. */
+const toClaimGroup = (g: GroupRow): ClaimGroup => ({
+  name: g.name,
+  concurrency: g.concurrency,
+  rate:
+    g.rate_limit !== null && g.rate_period_ms !== null
+      ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
+      : null,
+  paused: g.paused === 1,
+  blockedUntil: g.blocked_until,
+});
+
 /** Must run inside a write transaction. */
 export function claimReady(
   s: ClaimStatements,
@@ -149,57 +157,38 @@ export function claimReady(
     runningByGroup.set(r.group_name, r.n);
     runningTotal += r.n;
   }
-  const room = Math.min(claimMax, settings.global_concurrency - runningTotal);
-  if (room <= 0) return { claimed: [], nextWakeAt: null };
+  const plan = new ClaimPlan({
+    globalConcurrency: settings.global_concurrency,
+    paused: settings.paused === 1,
+    runningTotal,
+    claimMax,
+    now,
+    queueNow: now,
+  });
+  if (plan.room <= 0) return { claimed: [], nextWakeAt: null };
 
-  let wakeAt: number | null = null;
-  const wakeNoLaterThan = (t: number) => {
-    wakeAt = wakeAt === null ? t : Math.min(wakeAt, t);
-  };
-
-  const candidates: Candidate[] = [];
   /** groups with room but nothing due now: when is their next task due? */
   const waiting: string[] = [];
-  const groupRoom = new Map<string, number>();
   const rateLimited = new Set<string>();
-  for (const g of s.groups.all()) {
-    if (g.paused === 1) continue;
-    if (g.blocked_until !== null && g.blocked_until > now) {
-      wakeNoLaterThan(g.blocked_until);
-      continue;
-    }
-    let gRoom = room;
-    if (g.concurrency !== null) gRoom = Math.min(gRoom, g.concurrency - (runningByGroup.get(g.name) ?? 0));
-    if (gRoom <= 0) continue;
-    if (g.rate_limit !== null && g.rate_period_ms !== null) {
+  for (const row of s.groups.all()) {
+    const g = toClaimGroup(row);
+    let room = plan.groupRoom(g, runningByGroup.get(g.name) ?? 0);
+    const windowStart = plan.windowStart(g);
+    if (room > 0 && windowStart !== null) {
       rateLimited.add(g.name);
-      const windowStart = now - g.rate_period_ms;
       s.pruneStarts.run(g.name, windowStart);
       const w = s.windowStarts.get(g.name, windowStart)!;
-      const r = rateRoom({ limit: g.rate_limit, periodMs: g.rate_period_ms }, w.n, w.oldest, now);
-      if (r.room <= 0) {
-        if (r.freeAt !== null) wakeNoLaterThan(r.freeAt);
-        continue;
-      }
-      gRoom = Math.min(gRoom, r.room);
+      room = plan.rateRoom(g, room, w.n, w.oldest);
     }
-    groupRoom.set(g.name, gRoom);
+    if (room <= 0) continue;
     const ready = reservedOnly
-      ? s.reservedCandidates.all(worker.id, g.name, now, kindList, kindList, gRoom)
-      : s.candidates.all(g.name, now, kindList, kindList, gRoom);
+      ? s.reservedCandidates.all(worker.id, g.name, now, kindList, kindList, room)
+      : s.candidates.all(g.name, now, kindList, kindList, room);
     if (ready.length === 0 && hasWaiting.has(g.name)) waiting.push(g.name);
-    for (const c of ready) candidates.push(c);
+    plan.offer(g.name, room, ready);
   }
 
-  candidates.sort((a, b) => a.priority - b.priority || a.run_at - b.run_at || a.id - b.id);
-  const chosen: number[] = [];
-  for (const c of candidates) {
-    if (chosen.length >= room) break;
-    const left = groupRoom.get(c.group_name) ?? 0;
-    if (left <= 0) continue;
-    groupRoom.set(c.group_name, left - 1);
-    chosen.push(c.id);
-  }
+  const chosen = plan.choose().map((c) => c.id);
   const claimed: ClaimedTask[] = [];
   if (chosen.length > 0) {
     // One statement for all: each statement has a cost of its own (a statement journal, the
@@ -224,13 +213,12 @@ export function claimReady(
   // A group with room but only delayed tasks: wake when the first is due, also when other groups
   // claimed something now (else it waited for their finishes). Groups without room are woken by a
   // finish, a rate window or the end of a block instead.
-  for (const g of waiting) {
-    const due =
+  for (const g of waiting)
+    plan.dueAt(
       (reservedOnly
         ? s.reservedNextDue.get(worker.id, g, kindList, kindList)
         : s.nextDue.get(g, kindList, kindList)
-      )?.at ?? null;
-    if (due !== null && due > now) wakeNoLaterThan(due);
-  }
-  return { claimed, nextWakeAt: wakeAt };
+      )?.at ?? null,
+    );
+  return { claimed, nextWakeAt: plan.wakeAt };
 }

@@ -1,0 +1,144 @@
+/**
+ * The claim's decision, shared by every store: which groups may start how many tasks now, which of
+ * the ready candidates are taken, and when to look again if nothing can start. A store runs it
+ * inside its claim transaction and does only the reading and writing around it:
+ *
+ *   const plan = new ClaimPlan({ ...settings, runningTotal, claimMax, now, queueNow });
+ *   for each group with waiting tasks:
+ *     room = plan.groupRoom(group, running)          // pause, cool-down, concurrency
+ *     if room > 0 and the group is rate-limited:     // the store reads its start log
+ *       room = plan.rateRoom(group, used, oldest)
+ *     if room > 0: plan.offer(group.name, room, candidates read with LIMIT room)
+ *   plan.choose()                                    // ids to take, in claim order
+ *   plan.wakeAt                                      // when to tick again (host clock)
+ *
+ * Clocks: `now` is the host's, what tasks are stamped with and `run_at` is judged on; `queueNow`
+ * is the same instant on the clock shared rate windows and cool-downs are written with (the
+ * database's, for a store several hosts share; equal to `now` otherwise). Times read from group
+ * rows are on the queue clock; `wakeAt` is given on the host's.
+ */
+import type { RateLimit } from '../../../shared/domain.ts';
+import { rateRoom } from './rate-limit.ts';
+
+/** A group's limits as the claim reads them. */
+export interface ClaimGroup {
+  name: string;
+  concurrency: number | null;
+  rate: RateLimit | null;
+  paused: boolean;
+  /** a Retry-After cool-down ends then (queue clock) */
+  blockedUntil: number | null;
+}
+
+/** A ready task offered by its group: the fields the order is decided on. */
+export interface ClaimCandidate {
+  id: number;
+  priority: number;
+  run_at: number;
+  group_name: string;
+}
+
+export interface ClaimPlanInput {
+  globalConcurrency: number;
+  paused: boolean;
+  /** running tasks of the whole queue */
+  runningTotal: number;
+  /** at most this many for this worker now (its free slots) */
+  claimMax: number;
+  now: number;
+  queueNow: number;
+}
+
+export class ClaimPlan {
+  /** how many tasks this claim may start in all */
+  readonly room: number;
+  private wake: number | null = null;
+  private readonly left = new Map<string, number>();
+  private readonly candidates: ClaimCandidate[] = [];
+
+  private readonly input: ClaimPlanInput;
+
+  constructor(input: ClaimPlanInput) {
+    this.input = input;
+    this.room = input.paused
+      ? 0
+      : Math.max(0, Math.min(input.claimMax, input.globalConcurrency - input.runningTotal));
+  }
+
+  /** When to tick again if nothing is finished or written before then (host clock), or null. */
+  get wakeAt(): number | null {
+    return this.wake;
+  }
+
+  /** Asks for a tick no later than `at` (host clock). */
+  wakeNoLaterThan(at: number): void {
+    this.wake = this.wake === null ? at : Math.min(this.wake, at);
+  }
+
+  /** Room of a group before its rate limit: 0 when paused, cooling down or full. */
+  groupRoom(g: ClaimGroup, running: number): number {
+    if (this.room <= 0 || g.paused) return 0;
+    if (g.blockedUntil !== null && g.blockedUntil > this.input.queueNow) {
+      this.wakeNoLaterThan(this.toHost(g.blockedUntil));
+      return 0;
+    }
+    const room = g.concurrency === null ? this.room : Math.min(this.room, g.concurrency - running);
+    return Math.max(0, room);
+  }
+
+  /**
+   * `room` cut to what the group's rate window allows: `used` starts inside the window ending at
+   * `queueNow`, the oldest of them at `oldest` (queue clock). A full window asks for a tick when
+   * its oldest start leaves it.
+   */
+  rateRoom(g: ClaimGroup, room: number, used: number, oldest: number | null): number {
+    if (g.rate === null) return room;
+    const r = rateRoom(g.rate, used, oldest, this.input.queueNow);
+    if (r.room <= 0) {
+      if (r.freeAt !== null) this.wakeNoLaterThan(this.toHost(r.freeAt));
+      return 0;
+    }
+    return Math.min(room, r.room);
+  }
+
+  /** The start of a group's rate window, for the store's read of its start log (queue clock). */
+  windowStart(g: ClaimGroup): number | null {
+    return g.rate === null ? null : this.input.queueNow - g.rate.periodMs;
+  }
+
+  /** A group may start up to `room`; `ready` are its best candidates (at most `room` of them). */
+  offer(group: string, room: number, ready: readonly ClaimCandidate[]): void {
+    if (room <= 0) return;
+    this.left.set(group, room);
+    for (const c of ready) this.candidates.push(c);
+  }
+
+  /** A group with room but only delayed tasks: tick when the first of them is due (host clock). */
+  dueAt(at: number | null): void {
+    if (at !== null && at > this.input.now) this.wakeNoLaterThan(at);
+  }
+
+  /**
+   * The candidates to take, best first by (priority, run_at, id) across groups, each group cut
+   * to its room and all of them to the claim's.
+   */
+  choose(): ClaimCandidate[] {
+    const order = [...this.candidates].sort(
+      (a, b) => a.priority - b.priority || a.run_at - b.run_at || a.id - b.id,
+    );
+    const left = new Map(this.left);
+    const chosen: ClaimCandidate[] = [];
+    for (const c of order) {
+      if (chosen.length >= this.room) break;
+      const n = left.get(c.group_name) ?? 0;
+      if (n <= 0) continue;
+      left.set(c.group_name, n - 1);
+      chosen.push(c);
+    }
+    return chosen;
+  }
+
+  private toHost(queueTime: number): number {
+    return queueTime - (this.input.queueNow - this.input.now);
+  }
+}
