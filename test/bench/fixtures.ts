@@ -77,7 +77,7 @@ export function semaforoBackground(file: string, n: number): void {
     db.prepare(
       `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < @n)
        INSERT INTO tasks (kind, name, group_name, priority, payload, status, attempts, max_attempts,
-         run_at, created_at, started_at, finished_at, error, result, inserted_by)
+         run_at, created_at, started_at, finished_at, error, result)
        SELECT 'sleep', 'report ' || (i % 977), 'default', 5, '{"ms":0}',
          CASE i % 8 WHEN 5 THEN 'failed' WHEN 6 THEN 'cancelled' WHEN 7 THEN 'pending' ELSE 'done' END,
          CASE WHEN i % 8 IN (6, 7) THEN 0 ELSE 1 END, 3,
@@ -86,7 +86,7 @@ export function semaforoBackground(file: string, n: number): void {
          CASE WHEN i % 8 IN (6, 7) THEN NULL ELSE @t0 + i END,
          CASE WHEN i % 8 = 7 THEN NULL ELSE @t0 + i + 1 END,
          CASE i % 8 WHEN 5 THEN 'boom' WHEN 6 THEN 'cancelled by the user' ELSE NULL END,
-         CASE WHEN i % 8 < 5 THEN 'null' ELSE NULL END, 1
+         CASE WHEN i % 8 < 5 THEN 'null' ELSE NULL END
        FROM c`,
     ).run({ n, now, t0: now - 7 * 86400_000 });
     // Rows written by SQL bypass the store, which keeps the per-group counters: rebuild them.
