@@ -146,6 +146,40 @@ describe('a task never runs twice at once', () => {
     await engine.stop();
   });
 
+  it('a JS handler that ignores its abort on stop keeps its lease until it returns', async () => {
+    const file = path.join(tempDir(), 'queue.db');
+    const runs: Span[] = [];
+    let returned = 0;
+    const stubborn = defineHandler({
+      kind: 'stubborn',
+      description: '',
+      payload: z.object({ ms: z.number() }),
+      run: async ({ ms }, { task }) => {
+        const from = Date.now();
+        await new Promise((r) => setTimeout(r, ms)); // does not listen to its signal
+        runs.push({ id: String(task.id), from, to: Date.now() });
+        returned++;
+      },
+    });
+    const warnings: string[] = [];
+    const quiet = { info: () => {}, warn: (m: string) => warnings.push(m), error: () => {} };
+    const first = await testEngine({ file, handlers: [stubborn], abortGraceMs: 50, logger: quiet });
+    const t = (await first.enqueue({ kind: 'stubborn', payload: { ms: 2500 } })).task;
+    first.start();
+    await waitFor(async () => (await first.getTask(t.id)).status === 'running', 'the task to start');
+    await first.stop(0);
+    expect(warnings.join('\n')).toMatch(/ignored its abort on stop: its lease is kept until it returns/);
+    expect(returned).toBe(0);
+    // Another worker in this process (the tray app switching queues, say) may not take it while
+    // the first handler still runs; once that returns, the lease goes back and it runs again.
+    const second = await testEngine({ file, handlers: [stubborn], logger: quiet });
+    second.start();
+    await waitFor(() => runs.length === 2, 'the task to run again after its first handler returned', 30_000);
+    expect(overlaps(runs)).toEqual([]);
+    expect((await second.getTask(t.id)).status).toBe('done');
+    await second.stop();
+  });
+
   it('a worker whose event loop blocks past its lease keeps its task: nothing runs it beside', async () => {
     const dir = tempDir();
     const db = path.join(dir, 'queue.db');

@@ -22,6 +22,7 @@ import type { DispatchConfig } from '../engine/config.ts';
 import { DelayHolds } from './delay-holds.ts';
 import { ProgressWriter } from './progress-writer.ts';
 import { finishOf } from './finish.ts';
+import { giveBack } from './give-back.ts';
 import { GroupCommit } from './group-commit.ts';
 import { Reaper } from './reaper.ts';
 import {
@@ -140,7 +141,7 @@ export class Dispatcher {
 
   /**
    * Graceful stop: claim nothing more, let running tasks finish until `deadlineMs`, then abort
-   * the rest and give their leases back (not counted as attempts) so another worker takes them.
+   * the rest and give their leases back (give-back.ts).
    */
   async stop(deadlineMs = 10_000): Promise<void> {
     if (this.state === 'stopped') return;
@@ -158,20 +159,13 @@ export class Dispatcher {
       t.unref();
     });
     if ((await Promise.race([this.whenIdle().then(() => 'idle' as const), deadline])) === 'deadline') {
-      const left = [...this.running.values()];
-      for (const r of left) r.abort.abort(new ShutdownError());
-      await Promise.race([
-        Promise.all(left.map((r) => r.handlerDone)),
-        new Promise((r) => setTimeout(r, Math.min(this.c.abortGraceMs, 1000)).unref()),
-      ]);
-      const ids = left.map((r) => r.claim.task.id);
-      for (const r of left) this.dropRunning(r);
-      try {
-        const released = await this.o.store.releaseLeases(this.o.worker, ids, this.dueNow());
-        if (released.length) this.o.onChange(released);
-      } catch (err) {
-        this.o.logger.error(`could not release leases (they will expire): ${this.describeError(err)}`);
-      }
+      await giveBack([...this.running.values()], {
+        ...this.o,
+        dueNow: () => this.dueNow(),
+        describeError: this.describeError,
+        graceMs: Math.min(this.c.abortGraceMs, 1000),
+        drop: (r) => this.dropRunning(r),
+      });
     }
     // Write whatever finished meanwhile (after the tick under way, if any).
     await this.loop.current;
