@@ -12,14 +12,31 @@ describe.each(backends)('leases on $name', (backend) => {
     expect(await store.renewLeases(A, [x!.task.id, y!.task.id, z!.task.id, 999], 30, 60_000)).toEqual({
       lost: [999],
       cancelRequested: [y!.task.id],
+      strays: [],
     });
     expect((await store.getTask(x!.task.id))!.leaseExpiresAt).toBe(60_030);
     // Another worker renewing names them all lost and extends nothing of A's.
     expect(await store.renewLeases(B, [x!.task.id], 40, 1)).toEqual({
       lost: [x!.task.id],
       cancelRequested: [],
+      strays: [],
     });
     expect((await store.getTask(x!.task.id))!.leaseExpiresAt).toBe(60_030);
+  });
+
+  it('names the tasks a worker holds but does not run, once they were claimed a lease ago', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue(tasks(2), 0);
+    const [x, y] = await claim(store, A, 2, 10);
+    // y was claimed by a tick whose answer never reached the worker: it runs only x.
+    expect((await store.renewLeases(A, [x!.task.id], 500, 1000)).strays).toEqual([]);
+    expect((await store.renewLeases(A, [x!.task.id], 1010, 1000)).strays).toEqual([y!.task.id]);
+    expect((await store.renewLeases(A, [], 1020, 1000)).strays.sort()).toEqual(
+      [x!.task.id, y!.task.id].sort(),
+    );
+    expect(await store.releaseLeases(A, [y!.task.id], 1030)).toEqual([y!.task.id]);
+    const back = (await store.getTask(y!.task.id))!;
+    expect([back.status, back.attempts]).toEqual(['pending', 0]);
   });
 
   it('moves the latest lease on every renewal, even on the same millisecond', async () => {

@@ -52,7 +52,7 @@ function instrumented(file: string) {
       if (key === 'renewLeases') {
         return (...args: Parameters<TaskStore['renewLeases']>): RenewResult => {
           calls.renewLeases++;
-          return ctl.hung ? { lost: [], cancelRequested: [] } : target.renewLeases(...args);
+          return ctl.hung ? { lost: [], cancelRequested: [], strays: [] } : target.renewLeases(...args);
         };
       }
       const v: unknown = Reflect.get(target, key, target);

@@ -24,6 +24,7 @@ import { ProgressWriter } from './progress-writer.ts';
 import { finishOf } from './finish.ts';
 import { giveBack } from './give-back.ts';
 import { GroupCommit } from './group-commit.ts';
+import { LeaseRenewal } from './lease-renewal.ts';
 import { Reaper } from './reaper.ts';
 import {
   abortRunning,
@@ -57,7 +58,8 @@ export class Dispatcher {
   /** null: the store's ticks wait for the disk themselves */
   private readonly groupCommit: GroupCommit | null;
   private readonly runParts: RunParts;
-  private renewing = false;
+  private readonly renewal: LeaseRenewal;
+  private ticksStarted = 0;
   private intervals: ReturnType<typeof setInterval>[] = [];
   private unwatch: (() => void) | null = null;
   private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
@@ -92,6 +94,17 @@ export class Dispatcher {
       abort: (id, reason) => this.abort(id, reason),
       progress: (id, fraction) => this.progress.note(id, fraction),
     };
+    this.renewal = new LeaseRenewal({
+      ...options,
+      monotonic: mono,
+      leaseMs: this.c.leaseMs,
+      now: () => options.clock.now(),
+      dueNow: () => this.dueNow(),
+      runningIds: () => [...this.running.values()].filter((r) => !r.settled).map((r) => r.claim.task.id),
+      ticks: () => ({ started: this.ticksStarted, underWay: this.loop.current !== null }),
+      lost: (id) => this.abort(id, new LeaseLostError()),
+      cancelled: (id) => this.abort(id, new TaskCancelledError()),
+    });
     this.reaper = new Reaper({
       ...options,
       monotonic: mono,
@@ -199,24 +212,12 @@ export class Dispatcher {
     if (this.state !== 'running' && this.state !== 'stopping') return;
     this.o.onExternalChange();
     // Another process may have cancelled one of ours, or taken one of ours after a stall.
-    if (this.running.size > 0) void this.guarded(() => this.renew());
+    void this.guarded(() => this.renew());
     this.wake();
   }
 
   private async renew(): Promise<void> {
-    if (this.running.size === 0 || this.renewing) return;
-    const ids = [...this.running.values()].filter((r) => !r.settled).map((r) => r.claim.task.id);
-    if (ids.length === 0) return;
-    this.renewing = true;
-    let out;
-    try {
-      out = await this.o.store.renewLeases(this.o.worker, ids, this.o.clock.now(), this.c.leaseMs);
-    } finally {
-      this.renewing = false;
-    }
-    this.writeFailures.succeeded();
-    for (const id of out.lost) this.abort(id, new LeaseLostError());
-    for (const id of out.cancelRequested) this.abort(id, new TaskCancelledError());
+    if (await this.renewal.renew()) this.writeFailures.succeeded();
   }
 
   /** The time this dispatcher claims and stamps with: the wall clock, held back by DelayHolds. */
@@ -237,6 +238,7 @@ export class Dispatcher {
 
   private async tickOnce(): Promise<void> {
     if (this.state === 'stopped') return;
+    this.ticksStarted++;
     const finishes = this.finishes;
     this.finishes = [];
     // Slots whose finish this transaction writes are free for its claims. Counted as taken, a
@@ -264,6 +266,7 @@ export class Dispatcher {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
       this.finishes = finishes.concat(this.finishes);
       this.writeFailures.failed(this.describeError(err), this.finishes.length);
+      this.renewal.tickFailed();
       this.loop.wakeIn(1000);
       return;
     }

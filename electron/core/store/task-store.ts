@@ -130,6 +130,12 @@ export interface RenewResult {
   lost: number[];
   /** tasks of this worker the user asked to cancel */
   cancelRequested: number[];
+  /**
+   * tasks leased to this worker, not among `runningIds`, claimed a lease or more before `now`:
+   * a claim whose commit the worker could not confirm (the database went away during COMMIT)
+   * and so never ran; the caller gives them back unless a claim of its own was under way
+   */
+  strays: number[];
 }
 
 export interface TaskStore {

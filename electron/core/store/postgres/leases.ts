@@ -15,6 +15,7 @@ import {
   lostLeaseEnd,
   orphanedReservationError,
 } from '../../policy/task-rules.ts';
+import { straysOf } from '../lease-strays.ts';
 import type { LeaseHolder, RenewResult, WorkerIdentity } from '../task-store.ts';
 import type { Db, Queryable } from './db.ts';
 import { atMs, untilMs } from './pg-clock.ts';
@@ -74,15 +75,16 @@ export async function renewLeases(
     const latest = row?.latest ?? null;
     const next = untilMs(now + leaseMs);
     const until = latest !== null && next === latest ? latest + 1 : next;
-    const held = await q.query<{ id: number; cancel_requested: boolean }>(
+    const held = await q.query<{ id: number; cancel_requested: boolean; started_at: number | null }>(
       `UPDATE tasks SET lease_expires_at = $1 WHERE lease_owner = $2 AND status = 'running'
-       RETURNING id, cancel_requested`,
+       RETURNING id, cancel_requested, started_at`,
       [until, worker.id],
     );
     const byId = new Map(held.map((r) => [r.id, r.cancel_requested]));
     return {
       lost: runningIds.filter((id) => !byId.has(id)),
       cancelRequested: runningIds.filter((id) => byId.get(id) === true),
+      strays: straysOf(held, runningIds, now - leaseMs),
     };
   });
 }

@@ -12,6 +12,7 @@ import {
   lostLeaseEnd,
   orphanedReservationError,
 } from '../../policy/task-rules.ts';
+import { straysOf } from '../lease-strays.ts';
 import type { LeaseHolder, RenewResult, WorkerIdentity } from '../task-store.ts';
 import type { Commits } from './commits.ts';
 import type { Intake } from './enqueue.ts';
@@ -61,7 +62,10 @@ export class Leases {
   private readonly intake: Intake;
   private readonly latestLease: Statement<[string], { latest: number | null }>;
   private readonly renew: Statement<[number, string]>;
-  private readonly ownedBy: Statement<[string], { id: number; cancel_requested: number }>;
+  private readonly ownedBy: Statement<
+    [string],
+    { id: number; cancel_requested: number; started_at: number | null }
+  >;
   private readonly runningOwners: Statement<[], OwnerRow>;
   private readonly reservers: Statement<[], ReserverRow>;
   private readonly cancelOrphans: Statement<{ now: number; why: string; owner: string }, { id: number }>;
@@ -81,7 +85,7 @@ export class Leases {
       "UPDATE tasks SET lease_expires_at = ? WHERE lease_owner = ? AND status = 'running'",
     );
     this.ownedBy = db.prepare(
-      "SELECT id, cancel_requested FROM tasks WHERE lease_owner = ? AND status = 'running'",
+      "SELECT id, cancel_requested, started_at FROM tasks WHERE lease_owner = ? AND status = 'running'",
     );
     this.runningOwners = db.prepare(
       `SELECT lease_owner, owner_pid, owner_host, max(lease_expires_at) AS latest
@@ -126,10 +130,11 @@ export class Leases {
       const latest = this.latestLease.get(worker.id)?.latest ?? null;
       const until = now + leaseMs === latest ? latest + 1 : now + leaseMs;
       this.renew.run(until, worker.id);
-      const held = new Map(this.ownedBy.all(worker.id).map((r) => [r.id, r.cancel_requested === 1]));
+      const rows = this.ownedBy.all(worker.id);
+      const held = new Map(rows.map((r) => [r.id, r.cancel_requested === 1]));
       const lost = runningIds.filter((id) => !held.has(id));
       const cancelRequested = runningIds.filter((id) => held.get(id) === true);
-      return { lost, cancelRequested };
+      return { lost, cancelRequested, strays: straysOf(rows, runningIds, now - leaseMs) };
     });
   }
 

@@ -1,0 +1,15 @@
+/**
+ * The tasks a worker holds without running them: leased to it, not among the ids it runs, and
+ * claimed at least a lease ago (a younger one may belong to a claim still on its way back to
+ * it). Both stores judge them alike in their renewal.
+ */
+export function straysOf(
+  held: readonly { id: number; started_at: number | null }[],
+  runningIds: readonly number[],
+  claimedBefore: number,
+): number[] {
+  const running = new Set(runningIds);
+  return held
+    .filter((r) => !running.has(r.id) && r.started_at !== null && r.started_at <= claimedBefore)
+    .map((r) => r.id);
+}
