@@ -35,12 +35,18 @@ describe.skipIf(clusterUnavailable !== null)('PostgreSQL restarted under running
           payload: { ms: 15 },
         })),
       );
-      const env = { LEASE_MS: '3000', MAX_IN_FLIGHT: '2' };
+      const env = { LEASE_MS: '3000', MAX_IN_FLIGHT: '2', LOG: 'stderr' };
       const a = await spawnReady([WORKER, db, log, 'A'], env);
       const b = await spawnReady([WORKER, db, log, 'B'], env);
       let errs = '';
-      a.stderr?.on('data', (d) => (errs += `A: ${String(d)}`));
-      b.stderr?.on('data', (d) => (errs += `B: ${String(d)}`));
+      const prefix = (w: string) => (d: Buffer) =>
+        (errs += String(d)
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => `${w}: ${l}\n`)
+          .join(''));
+      a.stderr?.on('data', prefix('A'));
+      b.stderr?.on('data', prefix('B'));
       await waitFor(() => readLog(log).filter((l) => l.ev === 'end').length >= 30, '30 runs');
       cluster.stop(mode);
       const before = readLog(log).filter((l) => l.ev === 'end').length;
@@ -59,6 +65,17 @@ describe.skipIf(clusterUnavailable !== null)('PostgreSQL restarted under running
       expect(starts).toHaveLength(total);
       expect(peakOverlap(runIntervals(lines.filter((l) => l.group === 'one')))).toBeLessThanOrEqual(1);
       expect(peakOverlap(runIntervals(lines))).toBeLessThanOrEqual(4);
+      // Each worker says it lost the queue and that it can write again, once each, and repeats
+      // no failure per retry (those are for -v).
+      let recovered = 0;
+      for (const w of ['A', 'B']) {
+        const said = errs.split('\n').filter((l) => l.startsWith(`${w}: `) && !l.startsWith(`${w}: info `));
+        const back = said.filter((l) => /can be written again/.test(l)).length;
+        expect(back, errs).toBeLessThanOrEqual(1);
+        recovered += back;
+        expect(said.length, errs).toBeLessThanOrEqual(8);
+      }
+      expect(recovered, errs).toBeGreaterThan(0);
       expect([a.exitCode, b.exitCode]).toEqual([null, null]);
       a.kill('SIGTERM');
       b.kill('SIGTERM');
