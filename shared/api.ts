@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { REQUEST_NAMES, type RequestName } from './request-names.ts';
+import type { QueueInfo } from './queue-place.ts';
 import type {
   EnqueueResult,
   GroupInfo,
@@ -85,6 +86,7 @@ export const requestSchemas = {
   runScheduleNow: byName,
   /** the next due times of a recurrence, for the live preview in the form */
   previewSchedule: recurrenceSchema,
+  queueInfo: nothing,
 } as const satisfies Record<RequestName, z.ZodType>;
 
 /** Output type of every request. */
@@ -117,6 +119,8 @@ export interface ApiOutputs {
   runScheduleNow: EnqueueResult;
   /** `timezone` is the zone the times were computed in (the local one when none was given) */
   previewSchedule: { times: number[]; timezone: string | null };
+  /** which store the queue is on (the location never carries a password) */
+  queueInfo: QueueInfo;
 }
 
 // Every name has a schema (`satisfies` above) and an output, and no schema lacks a name.

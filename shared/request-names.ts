@@ -31,6 +31,7 @@ export const REQUEST_NAMES = [
   'removeSchedule',
   'runScheduleNow',
   'previewSchedule',
+  'queueInfo',
 ] as const;
 
 export type RequestName = (typeof REQUEST_NAMES)[number];

@@ -8,4 +8,7 @@ declare class URL {
   readonly protocol: string;
   readonly username: string;
   readonly password: string;
+  readonly host: string;
+  readonly pathname: string;
+  readonly searchParams: { get(name: string): string | null };
 }

@@ -12,6 +12,7 @@ import {
   type RequestName,
 } from '../../shared/api.ts';
 import { NotFoundError } from '../../shared/errors.ts';
+import { backendOf } from '../../shared/queue-place.ts';
 import { parseInput } from '../../shared/schemas.ts';
 import type { Engine } from './engine.ts';
 
@@ -55,6 +56,7 @@ export function createQueueService(engine: Engine): QueueService {
     },
     runScheduleNow: (i) => engine.runScheduleNow(i.name),
     previewSchedule: (i) => engine.previewSchedule(i),
+    queueInfo: () => ({ backend: backendOf(engine.store.location), location: engine.store.location }),
   };
 }
 

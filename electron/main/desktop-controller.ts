@@ -6,6 +6,8 @@
 import type { QueueSettings, Stats } from '../../shared/domain.ts';
 import { whyWaiting } from '../../shared/why-waiting.ts';
 import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
+import os from 'node:os';
+import { backendOf, describeQueue } from '../../shared/queue-place.ts';
 import type { Engine } from '../core/engine.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ScheduleAlarm } from '../../shared/schedule-alarms.ts';
@@ -106,6 +108,11 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
     return first ? whyWaiting(first, { stats, now: now() }) : null;
   };
 
+  const queue = describeQueue(
+    { backend: backendOf(o.engine.store.location), location: o.engine.store.location },
+    os.homedir(),
+  );
+
   const refreshOnce = async () => {
     try {
       // One stats read per refresh serves both the failure check and the tray.
@@ -125,6 +132,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
         nextSchedule: await o.engine.nextSchedule(),
         scheduleAlarms: alarms,
         waiting: await nextWaiting(stats),
+        queue,
       });
       if (!sameView(view, next)) {
         view = next;

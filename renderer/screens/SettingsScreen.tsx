@@ -10,9 +10,12 @@ import { useApi } from '../state/api-context.tsx';
 import { settingsUpdateFrom, type Messages, type SettingsFields } from '../state/limits-form.ts';
 import { useNotices } from '../state/notices.tsx';
 import { useStats } from '../state/stats.tsx';
+import { useQuery } from '../state/use-query.ts';
+import { describeQueue } from '../../shared/queue-place.ts';
 
 export function SettingsScreen() {
   const stats = useStats();
+  const place = useQuery((a) => a.queueInfo({}), [], { live: false, refreshMs: 0 });
   let body;
   if (stats.loading) body = <LoadingState label="Loading settings…" />;
   else if (!stats.data) body = <ErrorState error={stats.error!} what="settings" onRetry={stats.reload} />;
@@ -28,6 +31,7 @@ export function SettingsScreen() {
               : 'Running: tasks start as limits allow.'}{' '}
             <PauseButton paused={s.paused} onDone={stats.reload} />
           </p>
+          {place.data && <p className="queue-place">Stored in: {describeQueue(place.data)}</p>}
         </section>
         <SettingsForm key={`${s.globalConcurrency}:${s.retentionDays}`} settings={s} onSaved={stats.reload} />
       </>

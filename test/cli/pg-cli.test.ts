@@ -34,7 +34,10 @@ describe.skipIf(!pgAvailable)('semaforo on a PostgreSQL queue', { timeout: 120_0
 
   it('serves the dashboard API, its token kept in the data folder (a URL has no folder)', async () => {
     const home = tempDir();
-    const child = spawnNode([BIN, '--db', DB, 'serve', '--port', '0', '--no-work'], { SEMAFORO_HOME: home });
+    const withPassword = DB.replace('//postgres@', '//postgres:hunter2@');
+    const child = spawnNode([BIN, '--db', withPassword, 'serve', '--port', '0', '--no-work'], {
+      SEMAFORO_HOME: home,
+    });
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout!.on('data', (d: Buffer) => {
@@ -52,6 +55,14 @@ describe.skipIf(!pgAvailable)('semaforo on a PostgreSQL queue', { timeout: 120_0
     });
     const body = (await res.json()) as { value: { counts: Record<string, number> } };
     expect(body.value.counts.done).toBe(1);
+    // The dashboard says which store it is on, never with the password.
+    const place = await fetch(new URL('api/queueInfo', base), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: 'null',
+    });
+    const info = ((await place.json()) as { value: { backend: string; location: string } }).value;
+    expect(info).toEqual({ backend: 'postgres', location: DB });
     expect(fs.readFileSync(path.join(home, 'serve-token'), 'utf8').trim()).toBe(token);
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);

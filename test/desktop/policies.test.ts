@@ -72,6 +72,13 @@ describe('tray model', () => {
     expect(ready.tooltip).toBe('Semaforo — 0 running, 4 waiting, 0 failed');
   });
 
+  it('names the store the queue is on, just above Quit', () => {
+    const v = trayView(input({ queue: 'PostgreSQL postgres@db.lan:5432/jobs (schema ops)' }));
+    const items = v.menu.map((m) => ('label' in m ? m.label : '—'));
+    expect(items.slice(-2)).toEqual(['PostgreSQL postgres@db.lan:5432/jobs (schema ops)', 'Quit Semaforo']);
+    expect(labels(trayView(input()).menu).some((l) => /SQLite|PostgreSQL/.test(l))).toBe(false);
+  });
+
   it('is idle (green) with nothing to do, busy (amber) with work, with the counts in the tooltip', () => {
     expect(trayView(input()).state).toBe('idle');
     const busy = trayView(input({ counts: { running: 2, pending: 10, retrying: 4 } }));

@@ -407,6 +407,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     });
 
     await go(page, 'Settings');
+    await page.getByText(`Stored in: SQLite file ${db}`).waitFor();
     const settings = page.getByRole('form', { name: 'Limits and retention' });
     await settings.getByLabel('Global concurrency').fill('0');
     await settings.getByRole('button', { name: 'Save settings' }).click();

@@ -38,7 +38,7 @@ async function serve(staticDir: string | null = null) {
 
 describe('semaforo serve: the JSON API', () => {
   it('answers contract requests with {value} and validation failures with 400 naming the field', async () => {
-    const { call } = await serve();
+    const { call, dir } = await serve();
     const enq = await call('enqueue', { kind: 'sleep', name: 'nap', payload: { ms: 0 } });
     expect(enq.status).toBe(200);
     expect(JSON.parse(enq.body).value.task).toMatchObject({ id: 1, name: 'nap', status: 'pending' });
@@ -50,6 +50,10 @@ describe('semaforo serve: the JSON API', () => {
     expect(JSON.parse(bad.body).error).toMatchObject({
       name: 'ValidationError',
       issues: [{ path: 'priority', message: expect.stringMatching(/0 to 9/) }],
+    });
+    expect(JSON.parse((await call('queueInfo')).body).value).toEqual({
+      backend: 'sqlite',
+      location: path.join(dir, 'queue.db'),
     });
     const missing = await call('getTask', { id: 99 });
     expect(missing.status).toBe(404);

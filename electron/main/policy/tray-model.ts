@@ -30,6 +30,8 @@ export interface TrayInput {
   scheduleAlarms?: readonly ScheduleAlarm[];
   /** why the next waiting task waits (why-waiting.ts), when tasks wait */
   waiting?: WaitReason | null;
+  /** which store the queue is on, in one line (shared/queue-place.ts) */
+  queue?: string;
 }
 
 export type TrayAction =
@@ -150,10 +152,9 @@ export function trayView(input: TrayInput): TrayView {
       action: { type: 'toggle-login' },
       checked: input.launchAtLogin,
     });
-  menu.push(
-    { kind: 'separator' },
-    { kind: 'action', label: 'Quit Semaforo', action: { type: 'quit' }, enabled: true },
-  );
+  menu.push({ kind: 'separator' });
+  if (input.queue) menu.push({ kind: 'label', label: truncate(input.queue, 64) });
+  menu.push({ kind: 'action', label: 'Quit Semaforo', action: { type: 'quit' }, enabled: true });
   return {
     state,
     icon: `tray-${state}`,
