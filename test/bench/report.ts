@@ -1,6 +1,6 @@
 /** Prints the results: an aligned text table (default), Markdown (RESULTS.md), or JSON. */
 import { fmt, fmtRatio } from './stats.ts';
-import type { ScenarioResult, Row } from './scenario.ts';
+import { SYSTEM_LABELS, SYSTEMS, type Peer, type Row, type ScenarioResult, type System } from './scenario.ts';
 
 export interface Machine {
   cpu: string;
@@ -21,7 +21,21 @@ export interface Report {
   scenarios: ScenarioResult[];
 }
 
-const HEAD = ['measure', 'unit', 'Semaforo', 'plainjob', 'BullMQ', 'S/plainjob', 'S/BullMQ', 'goal'];
+/** The systems a scenario's rows have figures for, in the table's order; Semaforo always. */
+function systemsOf(sc: ScenarioResult): System[] {
+  return SYSTEMS.filter((s) => s === 'semaforo' || sc.rows.some((r) => s in r.values));
+}
+
+function head(systems: readonly System[]): string[] {
+  const peers = systems.filter((s): s is Peer => s !== 'semaforo');
+  return [
+    'measure',
+    'unit',
+    ...systems.map((s) => SYSTEM_LABELS[s]),
+    ...peers.map((p) => `S/${SYSTEM_LABELS[p]}`),
+    'goal',
+  ];
+}
 
 function goalText(row: Row): string {
   if (!row.goal) return '';
@@ -29,20 +43,12 @@ function goalText(row: Row): string {
   return `${row.goal.text}: ${verdict}`;
 }
 
-function cells(row: Row): string[] {
-  const v = (s: 'semaforo' | 'plainjob' | 'bullmq') => (s in row.values ? fmt(row.values[s] ?? null) : '');
-  const r = (p: 'plainjob' | 'bullmq') => (p in row.ratios ? fmtRatio(row.ratios[p] ?? null) : '');
+function cells(row: Row, systems: readonly System[]): string[] {
+  const v = (s: System) => (s in row.values ? fmt(row.values[s] ?? null) : '');
+  const r = (p: Peer) => (p in row.ratios ? fmtRatio(row.ratios[p] ?? null) : '');
   const unit = `${row.unit} ${row.better === 'higher' ? '↑' : '↓'}`;
-  return [
-    row.metric,
-    unit,
-    v('semaforo'),
-    v('plainjob'),
-    v('bullmq'),
-    r('plainjob'),
-    r('bullmq'),
-    goalText(row),
-  ];
+  const peers = systems.filter((s): s is Peer => s !== 'semaforo');
+  return [row.metric, unit, ...systems.map(v), ...peers.map(r), goalText(row)];
 }
 
 export function textReport(rep: Report): string {
@@ -50,14 +56,17 @@ export function textReport(rep: Report): string {
   lines.push(machineLine(rep));
   for (const s of rep.skipped) lines.push(`skipped: ${s}`);
   for (const sc of rep.scenarios) {
-    const body = sc.rows.map(cells);
-    const widths = HEAD.map((h, i) => Math.max(h.length, ...body.map((c) => c[i]!.length)));
+    const systems = systemsOf(sc);
+    const h = head(systems);
+    const body = sc.rows.map((r) => cells(r, systems));
+    const widths = h.map((x, i) => Math.max(x.length, ...body.map((c) => c[i]!.length)));
+    const last = h.length - 1;
     const line = (c: string[]) =>
       c
-        .map((x, i) => (i === 0 || i === 1 || i === 7 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!)))
+        .map((x, i) => (i === 0 || i === 1 || i === last ? x.padEnd(widths[i]!) : x.padStart(widths[i]!)))
         .join('  ')
         .trimEnd();
-    lines.push('', `== ${sc.title}`, line(HEAD), line(widths.map((w) => '-'.repeat(w))));
+    lines.push('', `== ${sc.title}`, line(h), line(widths.map((w) => '-'.repeat(w))));
     for (const c of body) lines.push(line(c));
     for (const c of sc.checks) lines.push(`  [${c.pass ? 'pass' : 'FAIL'}] ${c.what} (${c.detail})`);
     for (const n of sc.notes) lines.push(`  note: ${n}`);
@@ -83,11 +92,13 @@ export function markdownReport(rep: Report): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   for (const sc of rep.scenarios) {
     lines.push(`### ${sc.title}`, '');
+    const systems = systemsOf(sc);
+    const h = head(systems);
     lines.push(
-      `| ${HEAD.join(' | ')} |`,
-      `|${HEAD.map((_, i) => (i < 2 || i === 7 ? ' --- ' : ' ---: ')).join('|')}|`,
+      `| ${h.join(' | ')} |`,
+      `|${h.map((_, i) => (i < 2 || i === h.length - 1 ? ' --- ' : ' ---: ')).join('|')}|`,
     );
-    for (const row of sc.rows) lines.push(`| ${cells(row).map(esc).join(' | ')} |`);
+    for (const row of sc.rows) lines.push(`| ${cells(row, systems).map(esc).join(' | ')} |`);
     lines.push('');
     for (const c of sc.checks) lines.push(`- ${c.pass ? 'pass' : '**FAIL**'}: ${c.what} (${c.detail})`);
     if (sc.checks.length) lines.push('');

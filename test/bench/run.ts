@@ -1,12 +1,13 @@
 /**
- * Semaforo vs its peers (plainjob, BullMQ), side by side on this machine, in one invocation.
+ * Semaforo vs its peers (plainjob, BullMQ; on PostgreSQL graphile-worker and pg-boss), side by side
+ * on this machine, in one invocation.
  *
  *   node test/bench/run.ts [--rounds N] [--quick] [--scenario NAME[,NAME]] [--json] [--md FILE]
  *                          [--cpu-prof]
  *
- * Scenarios: enqueue, drain, latency, scale, memory, limits, responsiveness, startup (or 1-8). Each trial
- * runs in a fresh child process; systems alternate within every round; the table shows medians
- * and Semaforo/peer ratios. Progress goes to stderr, the report to stdout.
+ * Scenarios: enqueue, drain, latency, scale, memory, limits, responsiveness, startup, postgres (or
+ * 1-9). Each trial runs in a fresh child process; systems alternate within every round; the table
+ * shows medians and Semaforo/peer ratios. Progress goes to stderr, the report to stdout.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,10 +26,22 @@ import { memory } from './scenarios/memory.ts';
 import { responsiveness } from './scenarios/responsiveness.ts';
 import { scale } from './scenarios/scale.ts';
 import { startup } from './scenarios/startup.ts';
+import { postgres } from './scenarios/postgres.ts';
+import { pgUnavailable } from './peers/pg-common.ts';
 import { cleanupDirs } from './tmp.ts';
 import { addChildExecArgv } from './trial.ts';
 
-const SCENARIOS: Scenario[] = [enqueue, drain, latency, scale, memory, limits, responsiveness, startup];
+const SCENARIOS: Scenario[] = [
+  enqueue,
+  drain,
+  latency,
+  scale,
+  memory,
+  limits,
+  responsiveness,
+  startup,
+  postgres,
+];
 /** The scenarios that have a BullMQ equivalent. */
 const WITH_BULLMQ = new Set(['enqueue', 'drain', 'latency']);
 
@@ -115,6 +128,15 @@ async function main(): Promise<void> {
       log(`redis-server on 127.0.0.1:${redis.port}`);
     }
   }
+  let pgSkipped: string | null = null;
+  if (opts.selected.includes(postgres)) {
+    pgSkipped = await pgUnavailable();
+    if (pgSkipped) {
+      skipped.push(`the PostgreSQL section (${pgSkipped})`);
+      process.stderr.write(`skipped: the PostgreSQL section (${pgSkipped})\n`);
+      opts.selected = opts.selected.filter((s) => s !== postgres);
+    }
+  }
   const stopRedis = () => redis?.stop();
   // exit handlers (temp dirs, redis-server) do not run on a signal by themselves.
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
@@ -128,6 +150,7 @@ async function main(): Promise<void> {
     quick: opts.quick,
     redisPort: redis?.port ?? null,
     bullmqSkipped: skipped[0] ?? null,
+    pgSkipped,
     log,
   };
   const started = Date.now();

@@ -7,9 +7,17 @@
 import { median, ratio } from './stats.ts';
 import type { TrialResult } from './trial.ts';
 
-export const SYSTEMS = ['semaforo', 'plainjob', 'bullmq'] as const;
+export const SYSTEMS = ['semaforo', 'plainjob', 'bullmq', 'graphile', 'pgboss'] as const;
 export type System = (typeof SYSTEMS)[number];
-export const PEERS = ['plainjob', 'bullmq'] as const;
+export const PEERS = ['plainjob', 'bullmq', 'graphile', 'pgboss'] as const;
+/** How the tables name each system. */
+export const SYSTEM_LABELS: Record<System, string> = {
+  semaforo: 'Semaforo',
+  plainjob: 'plainjob',
+  bullmq: 'BullMQ',
+  graphile: 'graphile-worker',
+  pgboss: 'pg-boss',
+};
 export type Peer = (typeof PEERS)[number];
 
 export interface Context {
@@ -17,6 +25,8 @@ export interface Context {
   quick: boolean;
   /** the loopback port of the run's redis-server, or null when BullMQ is skipped */
   redisPort: number | null;
+  /** why the PostgreSQL section cannot run here, or null */
+  pgSkipped: string | null;
   bullmqSkipped: string | null;
   log: (message: string) => void;
 }

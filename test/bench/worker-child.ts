@@ -12,6 +12,9 @@ const loaders: Record<string, () => Promise<Record<string, unknown>>> = {
   semaforo: () => import('./peers/semaforo.ts'),
   plainjob: () => import('./peers/plainjob.ts'),
   bullmq: () => import('./peers/bullmq.ts'),
+  'semaforo-pg': () => import('./peers/semaforo-pg.ts'),
+  graphile: () => import('./peers/graphile.ts'),
+  pgboss: () => import('./peers/pgboss.ts'),
 };
 
 async function main(): Promise<void> {
