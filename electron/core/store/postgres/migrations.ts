@@ -9,6 +9,7 @@ import { NotFoundError } from '../../../../shared/errors.ts';
 import { SchemaTooNewError } from '../../errors.ts';
 import type { PgDb, Queryable } from './db.ts';
 import { SCHEMA_V1 } from './schema.ts';
+import { SCHEMA_V2 } from './schema-v2.ts';
 
 interface Migration {
   version: number;
@@ -18,6 +19,7 @@ interface Migration {
 
 const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'tasks, history, groups, counters, settings, schedules', sql: SCHEMA_V1 },
+  { version: 2, description: "the counters' update trigger in linear time", sql: SCHEMA_V2 },
 ];
 
 export const LATEST_PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
