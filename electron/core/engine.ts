@@ -81,6 +81,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       onNotice: (message) => logger.info(message),
     }));
 
+  // A store that drains best with another batch says so (a server's round trips per tick).
+  if (options.claimBatch === undefined && store.claimBatch !== undefined)
+    config.claimBatch = store.claimBatch;
+
   const registry = new HandlerRegistry();
   // A handler given for a built-in kind replaces it (e.g. `run` runs `shell` with the caller's stdio).
   const given = new Set((options.handlers ?? []).map((h) => h.kind));

@@ -46,7 +46,7 @@ export interface EngineOptions {
   /**
    * Most tasks claimed in one transaction. Each commit that writes results waits for one fsync, so
    * a bigger batch shares it among more tasks; the write lock is still held only a few ms.
-   * @defaultValue 128
+   * @defaultValue the store's `claimBatch`, else 128
    */
   claimBatch?: number;
   /** how long an aborted handler may take to stop before its attempt is ended without it. @defaultValue 5000 */

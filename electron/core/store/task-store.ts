@@ -144,6 +144,11 @@ export interface TaskStore {
    * Storage errors name it.
    */
   readonly location: string;
+  /**
+   * Optional: the claim batch this store drains best with, used when the engine is given none
+   * (PostgreSQL: a tick is round trips to a server, so it pays to end and claim more per tick).
+   */
+  readonly claimBatch?: number;
   /** The schedules kept in the same queue (their firing enqueues in the same transaction). */
   readonly schedules: ScheduleStore;
   enqueue(tasks: readonly NewTask[], now: number): Promise<EnqueueResult[]>;
