@@ -379,6 +379,42 @@ async function diskFillsUp(fault: DiskFull): Promise<void> {
   expect(integrity(db)).toBe('ok');
 }
 
+/**
+ * SIGTERM while results cannot be written: the graceful path all the same (it waits its grace,
+ * says which results it could not write, exits as a stopped worker does), not an end mid-stop;
+ * once space is back those tasks run again and nothing is lost.
+ */
+async function stopWhileFull(fault: DiskFull): Promise<void> {
+  const dir = fault.folder();
+  const aside = tempDir();
+  const db = path.join(dir, 'queue.db');
+  const log = path.join(aside, 'runs.log');
+  const gate = path.join(aside, 'gate');
+  const names = ['t1', 't2', 't3'];
+  ok(await run(['enqueue', '--stdin'], { db, stdin: names.map((n) => gatedTask(n, log, gate)).join('\n') }));
+  const worker = start(['-v', 'work', '-c', '2', '--grace', '2s'], { db });
+  await waitFor(() => started(log).length === 2, 'two tasks running');
+  fault.fill(worker.child.pid!);
+  fs.writeFileSync(gate, '');
+  await waitFor(
+    () => worker.lines.some((l) => l.text.startsWith('semaforo: error: cannot write')),
+    'the worker reports that it cannot write',
+  );
+  worker.child.kill('SIGTERM');
+  expect(await exitOf(worker)).toBe(0);
+  expect(worker.stderr).toMatch(/SIGTERM: finishing running tasks/);
+  expect(worker.stderr).toMatch(
+    /stopping with 2 finished result\(s\) that could not be written: those tasks go back to the queue/,
+  );
+  expect(worker.stderr).not.toMatch(/process\.exit|unsettled top-level await/);
+  fault.free(worker.child.pid!);
+  // Another worker, once there is space again: the two run again, the third for the first time.
+  const again = start(['work', '--drain'], { db, prefix: [] });
+  expect(await exitOf(again)).toBe(0);
+  expect(rows(db).map((r) => [r.name, r.status])).toEqual(names.map((n) => [n, 'done']));
+  expect(integrity(db)).toBe('ok');
+}
+
 describe('disk full', () => {
   it.skipIf(NO_TMPFS !== null)(
     'on a tmpfs filled to the last byte: enqueue refused and writes nothing; the worker keeps its results, does not spin, and goes on once space is freed',
@@ -390,6 +426,12 @@ describe('disk full', () => {
     'by a file-size limit (RLIMIT_FSIZE) on the processes: the same, without root',
     () => diskFillsUp(rlimitFull()),
     40_000,
+  );
+
+  it.skipIf(NO_TMPFS !== null)(
+    'SIGTERM on a full tmpfs: the graceful stop, a line for the results it could not write, and they run again later',
+    () => stopWhileFull(tmpfsFull()),
+    60_000,
   );
 });
 

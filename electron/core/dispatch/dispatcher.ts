@@ -22,7 +22,7 @@ import type { DispatchConfig } from '../engine/config.ts';
 import { DelayHolds } from './delay-holds.ts';
 import { ProgressWriter } from './progress-writer.ts';
 import { finishOf } from './finish.ts';
-import { giveBack } from './give-back.ts';
+import { giveBack, idleOrDeadline } from './give-back.ts';
 import { GroupCommit } from './group-commit.ts';
 import { LeaseRenewal } from './lease-renewal.ts';
 import { Reaper } from './reaper.ts';
@@ -165,13 +165,8 @@ export class Dispatcher {
     this.state = 'stopping';
     this.unwatch?.();
     this.unwatch = null;
-    const deadline = new Promise<'deadline'>((r) => {
-      // Node fires a timer longer than 2^31-1 ms (~24.8 days) after 1 ms: `work --grace 30d`
-      // released every running task at once. Clamped as in TickLoop.wakeIn.
-      const t = setTimeout(() => r('deadline'), Math.min(deadlineMs, 2 ** 31 - 1));
-      t.unref();
-    });
-    if ((await Promise.race([this.whenIdle().then(() => 'idle' as const), deadline])) === 'deadline') {
+    const first = await idleOrDeadline(this.whenIdle(), deadlineMs);
+    if (first === 'deadline') {
       await giveBack([...this.running.values()], {
         ...this.o,
         dueNow: () => this.dueNow(),
@@ -183,6 +178,11 @@ export class Dispatcher {
     // Write whatever finished meanwhile (after the tick under way, if any).
     await this.loop.current;
     if (this.finishes.length) await this.loop.tick();
+    if (this.finishes.length)
+      this.o.logger.error(
+        `stopping with ${this.finishes.length} finished result(s) that could not be written: ` +
+          'those tasks go back to the queue once this worker is gone, and run again',
+      );
     if ((await this.groupCommit?.flush()) === false)
       this.o.logger.error('stopping with results written but not yet synced to the disk (the sync failed)');
     await this.progress.flush();

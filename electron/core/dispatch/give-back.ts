@@ -24,11 +24,30 @@ export interface GiveBackParts {
   drop: (entry: Running) => void;
 }
 
+/**
+ * 'idle' once `idle` resolves, or 'deadline' after `ms`. Node fires a timer longer than 2^31-1
+ * ms (~24.8 days) after 1 ms (`work --grace 30d` released every running task at once): clamped,
+ * as in TickLoop.wakeIn. Not unref'd: while results cannot be written (a full disk) nothing else
+ * may keep the process up, and it would end mid-stop with the stop still awaited.
+ */
+export async function idleOrDeadline(idle: Promise<void>, ms: number): Promise<'idle' | 'deadline'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'deadline'>((r) => {
+    timer = setTimeout(() => r('deadline'), Math.min(ms, 2 ** 31 - 1));
+  });
+  try {
+    return await Promise.race([idle.then(() => 'idle' as const), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function giveBack(left: readonly Running[], p: GiveBackParts): Promise<void> {
   for (const r of left) r.abort.abort(new ShutdownError());
   await Promise.race([
     Promise.all(left.map((r) => r.handlerDone)),
-    new Promise((r) => setTimeout(r, p.graceMs).unref()),
+    // Not unref'd, as stop()'s deadline: nothing else may keep the process up meanwhile.
+    new Promise((r) => setTimeout(r, p.graceMs)),
   ]);
   const stuck = left.filter((r) => !r.settled);
   for (const r of left) p.drop(r);
