@@ -99,6 +99,25 @@ describe.each(backends)('finishes on $name', (backend) => {
     expect(again!.task.attempts).toBe(1);
   });
 
+  it('holds the group of a success that said its quota is used up, and only when written', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task({ group: 'vendor' }), task({ group: 'vendor' }), task({ group: 'other' })], 0);
+    const [c] = await claim(store, A, 1, 10);
+    await finish(store, A, 20, { ...done(c!), blockGroupUntil: 5000 });
+    expect((await store.getTask(c!.task.id))!.status).toBe('done');
+    const vendor = (await store.stats(30, 0)).groups.find((g) => g.name === 'vendor')!;
+    expect(vendor.blockedUntil).toBe(5000);
+    // Only the other group's task starts before then.
+    expect((await claim(store, A, 5, 100)).map((x) => x.task.group)).toEqual(['other']);
+    expect((await claim(store, A, 5, 5000)).map((x) => x.task.group)).toEqual(['vendor']);
+    // A worker that lost the lease holds nothing.
+    const { store: s2 } = await freshQueue(backend);
+    await s2.enqueue([task({ group: 'vendor' })], 0);
+    const [lost] = await claim(s2, A, 1, 10);
+    await finish(s2, B, 20, { ...done(lost!), blockGroupUntil: 5000 });
+    expect((await s2.stats(30, 0)).groups.find((g) => g.name === 'vendor')!.blockedUntil).toBeNull();
+  });
+
   it('records a cancellation the worker carried out', async () => {
     const { store } = await freshQueue(backend);
     await store.enqueue([task()], 0);

@@ -325,7 +325,8 @@ export class Dispatcher {
       return;
     }
     const now = this.o.clock.now();
-    const finish = finishOf(entry.claim, entry.output.text(), { err, reason, result }, now, this.c);
+    const outcome = { err, reason, result, groupHoldMs: entry.groupHoldMs };
+    const finish = finishOf(entry.claim, entry.output.text(), outcome, now, this.c);
     if (finish.status !== 'done' && finish.runAt !== undefined)
       this.holds.add(finish.taskId, finish.runAt, finish.runAt - now);
     this.finishes.push(finish);

@@ -19,15 +19,16 @@ export const SUCCESS = Symbol('success');
 export function finishOf(
   claim: ClaimedTask,
   output: string | null,
-  outcome: { err: unknown; reason: unknown; result?: unknown },
+  outcome: { err: unknown; reason: unknown; result?: unknown; groupHoldMs?: number },
   now: number,
   config: Pick<DispatchConfig, 'backoff' | 'random'>,
 ): Finish {
   const { task, historyId } = claim;
   const { err, reason } = outcome;
   const base = { taskId: task.id, attempt: task.attempts, historyId, output };
+  const hold = outcome.groupHoldMs === undefined ? {} : { blockGroupUntil: now + outcome.groupHoldMs };
   if (err === SUCCESS && reason === null)
-    return { ...base, status: 'done', result: boundResult(outcome.result) };
+    return { ...base, status: 'done', result: boundResult(outcome.result), ...hold };
   const failure: Failure =
     reason instanceof TaskCancelledError
       ? { type: 'cancelled' }
@@ -40,7 +41,7 @@ export function finishOf(
           };
   const decision = decideAfterFailure(task, failure, now, config.backoff, config.random);
   const message = reason instanceof Error && failure.type !== 'error' ? reason.message : describe(err);
-  return { ...base, ...decision, error: truncateHead(message, BOUNDS.errorChars) };
+  return { ...hold, ...base, ...decision, error: truncateHead(message, BOUNDS.errorChars) };
 }
 
 function describe(err: unknown): string {

@@ -31,6 +31,8 @@ export interface Running {
   output: TailBuffer;
   timers: ReturnType<typeof setTimeout>[];
   settled: boolean;
+  /** the longest hold of its group the handler asked for (ms from its end) */
+  groupHoldMs?: number;
   /** resolves when the handler itself returned or threw */
   handlerDone: Promise<void>;
 }
@@ -81,6 +83,9 @@ export function startHandler(entry: Running, p: RunParts): void {
     (text: string) => entry.output.push(text),
     (fraction: number) => p.progress(task.id, fraction),
     p.workerId,
+    (ms: number) => {
+      if (Number.isFinite(ms) && ms > 0) entry.groupHoldMs = Math.max(entry.groupHoldMs ?? 0, ms);
+    },
   );
   entry.handlerDone = Promise.resolve()
     .then(() => handler.run(payload, ctx))

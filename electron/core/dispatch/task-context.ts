@@ -14,6 +14,7 @@ export class TaskContext implements HandlerContext {
   readonly task: Task;
   readonly log: (text: string) => void;
   readonly progress: (fraction: number) => void;
+  readonly holdGroup: (ms: number) => void;
   readonly #cancel: LazyAbort;
 
   constructor(
@@ -22,12 +23,14 @@ export class TaskContext implements HandlerContext {
     log: (text: string) => void,
     progress: (fraction: number) => void,
     worker: string,
+    holdGroup: (ms: number) => void,
   ) {
     this.attempt = task.attempts;
     this.worker = worker;
     this.task = task;
     this.log = log;
     this.progress = progress;
+    this.holdGroup = holdGroup;
     this.#cancel = cancel;
   }
 

@@ -6,9 +6,11 @@
 import { z } from 'zod';
 import type { JsonValue } from '../../../shared/domain.ts';
 import { timeoutMsSchema } from '../../../shared/schemas.ts';
+import { formatDuration } from '../../../shared/durations.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
 import type { Handler, HandlerContext } from './registry.ts';
 import { retryAfterDelay } from './retry-after.ts';
+import { quotaExhausted } from './throttle.ts';
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 /** what the result keeps of the response body */
@@ -182,6 +184,14 @@ async function request(p: HttpPayload, ctx: HandlerContext): Promise<JsonValue> 
   }
   const status = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
   ctx.log(`-> ${status} after ${Date.now() - started} ms\n`);
+  // A used-up quota holds the group before the vendor has to answer 429.
+  const quota = quotaExhausted((name) => res.headers.get(name), Date.now());
+  if (quota) {
+    ctx.holdGroup?.(quota.ms);
+    ctx.log(
+      `quota used up (${quota.why}): no start in group ${ctx.task.group} for ${formatDuration(quota.ms)}\n`,
+    );
+  }
   switch (classifyStatus(res.status, p.expectStatus)) {
     case 'ok':
       return {
@@ -192,11 +202,10 @@ async function request(p: HttpPayload, ctx: HandlerContext): Promise<JsonValue> 
       };
     case 'retry-after': {
       const header = res.headers.get('retry-after');
-      const ms = retryAfterDelay(header, Date.now());
-      throw new RetryAfterError(
-        ms,
-        `${what} -> ${status}; waiting ${ms / 1000} s (Retry-After: ${header ?? 'not given'})`,
-      );
+      // Without a Retry-After, the quota's reset says how long.
+      const ms = header === null && quota ? quota.ms : retryAfterDelay(header, Date.now());
+      const said = header !== null ? `Retry-After: ${header}` : quota ? quota.why : 'Retry-After: not given';
+      throw new RetryAfterError(ms, `${what} -> ${status}; waiting ${ms / 1000} s (${said})`);
     }
     case 'retry':
       throw new Error(`${what} -> ${status}${snippet(excerpt.text)}`);

@@ -19,6 +19,11 @@ export interface HandlerContext {
   log: (text: string) => void;
   /** Reports progress from 0 to 1; written to the database at most a few times a second. */
   progress: (fraction: number) => void;
+  /**
+   * Holds this task's group for `ms` from when the task ends: no task of it starts before (a
+   * vendor said its quota is used up). The task itself ends as its handler does.
+   */
+  holdGroup?: (ms: number) => void;
 }
 
 export interface Handler<P = unknown> {

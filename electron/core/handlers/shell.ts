@@ -8,11 +8,13 @@ import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import type { JsonValue } from '../../../shared/domain.ts';
-import { PermanentError } from '../errors.ts';
+import { formatDuration } from '../../../shared/durations.ts';
+import { PermanentError, RetryAfterError } from '../errors.ts';
 import { ATTEMPT_TAG_VAR, attemptTag } from './attempt-tag.ts';
 import { dyingWithWorker } from './death-signal.ts';
 import { killTree, spawnsOwnGroup } from './process-tree.ts';
 import type { Handler, HandlerContext } from './registry.ts';
+import { RetryMarker, shellThrottle } from './throttle.ts';
 
 const text = (what: string) =>
   z
@@ -178,8 +180,10 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
   } catch (err) {
     throw spawnFailure(err as NodeJS.ErrnoException, p);
   }
-  const stdout = new StreamText(ctx.log);
-  const stderr = new StreamText(ctx.log);
+  const outMarker = new RetryMarker();
+  const errMarker = new RetryMarker();
+  const stdout = new StreamText((s) => (ctx.log(s), outMarker.feed(s)));
+  const stderr = new StreamText((s) => (ctx.log(s), errMarker.feed(s)));
   child.stdout?.on('data', (b: Buffer) => stdout.write(b));
   child.stderr?.on('data', (b: Buffer) => stderr.write(b));
   const ended = whenEnded(child, o.pipeGraceMs);
@@ -213,6 +217,14 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
       lastLine: lastLine(stdout.tail),
     };
   }
+  outMarker.end();
+  errMarker.end();
+  const throttle = shellThrottle(result.code, errMarker.value !== null ? errMarker : outMarker);
+  if (throttle)
+    throw new RetryAfterError(
+      throttle.ms,
+      `"${display(p)}" asked to wait ${formatDuration(throttle.ms)} (${throttle.why})`,
+    );
   const why = lastLine(stderr.tail);
   if (result.code === null) {
     throw new Error(`"${display(p)}" was killed by ${result.signal ?? 'a signal'}${why ? `: ${why}` : ''}`);

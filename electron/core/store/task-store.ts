@@ -74,6 +74,8 @@ export type Finish =
       status: 'done';
       result: string | null;
       output: string | null;
+      /** the handler said the vendor's quota is used up: no start in the group until then */
+      blockGroupUntil?: number;
     }
   | {
       taskId: number;

@@ -39,6 +39,10 @@ const CLOSE_ATTEMPT = 'UPDATE history SET ended_at = $1, outcome = $2, error = $
 const BLOCK_GROUP =
   'UPDATE groups SET blocked_until = greatest(coalesce(blocked_until, 0), $1) WHERE name = $2';
 
+// A used-up quota reported by a successful attempt: the same hold, found by the task.
+const HOLD_GROUP_OF = `UPDATE groups SET blocked_until = greatest(coalesce(blocked_until, 0), $1)
+  WHERE name = (SELECT group_name FROM tasks WHERE id = $2)`;
+
 /** The lock every claim of this queue takes first (one key per schema). */
 export function claimLockKey(schema: string): string {
   return `semaforo.claim.${schema}`;
@@ -83,7 +87,7 @@ async function applyFinishes(
     for (const f of finishes) {
       const ok =
         f.status === 'done'
-          ? (await applyDone(q, [f], worker, now)).size === 1
+          ? (await applyDone(q, [f], worker, now, clockOffset)).size === 1
           : await applyFailed(q, f, worker, now, clockOffset);
       if (ok) out.push(f);
     }
@@ -94,6 +98,7 @@ async function applyFinishes(
     finishes.filter((f): f is DoneFinish => f.status === 'done'),
     worker,
     now,
+    clockOffset,
   );
   const out: Finish[] = [];
   for (const f of finishes) {
@@ -108,6 +113,7 @@ async function applyDone(
   finishes: readonly DoneFinish[],
   worker: WorkerIdentity,
   now: number,
+  clockOffset: number,
 ): Promise<Set<number>> {
   if (finishes.length === 0) return new Set();
   const rows = await q.query<{ id: number }>(FINISH_DONE, [
@@ -118,6 +124,9 @@ async function applyDone(
     worker.id,
   ]);
   const ids = new Set(rows.map((r) => r.id));
+  for (const f of finishes)
+    if (f.blockGroupUntil !== undefined && ids.has(f.taskId))
+      await q.query(HOLD_GROUP_OF, [untilMs(f.blockGroupUntil + clockOffset), f.taskId]);
   const closes = finishes.filter((f) => ids.has(f.taskId));
   if (closes.length > 0)
     await q.query(CLOSE_DONE, [

@@ -140,6 +140,7 @@ export class Tick {
         .map((f) => [f.historyId, f.output?.toWellFormed() ?? null]);
       if (closes.length > 0) this.closeDoneMany.run({ now, list: JSON.stringify(closes) });
       for (const id of ids) written.add(id);
+      for (const f of chunk) if (f.blockGroupUntil !== undefined && ids.has(f.taskId)) this.holdGroup(f);
     }
     return written;
   }
@@ -160,10 +161,14 @@ export class Tick {
     }).changes;
     if (changes !== 1) return false;
     this.closeAttempt.run(now, f.outcome, f.error, f.output, f.historyId);
-    if (f.blockGroupUntil !== undefined) {
-      const t = this.groupOf.get(f.taskId);
-      if (t) this.blockGroup.run(f.blockGroupUntil, t.group_name);
-    }
+    this.holdGroup(f);
     return true;
+  }
+
+  /** A Retry-After or a used-up quota slows the task's whole group until then. */
+  private holdGroup(f: Finish): void {
+    if (f.blockGroupUntil === undefined) return;
+    const t = this.groupOf.get(f.taskId);
+    if (t) this.blockGroup.run(f.blockGroupUntil, t.group_name);
   }
 }
