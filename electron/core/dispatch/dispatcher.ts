@@ -100,7 +100,8 @@ export class Dispatcher {
       leaseMs: this.c.leaseMs,
       now: () => options.clock.now(),
       dueNow: () => this.dueNow(),
-      runningIds: () => [...this.running.values()].filter((r) => !r.settled).map((r) => r.claim.task.id),
+      // Settled ones too: a finish waiting for its tick is ours, not a stray to give back.
+      runningIds: () => [...this.running.keys()],
       ticks: () => ({ started: this.ticksStarted, underWay: this.loop.current !== null }),
       lost: (id) => this.abort(id, new LeaseLostError()),
       cancelled: (id) => this.abort(id, new TaskCancelledError()),

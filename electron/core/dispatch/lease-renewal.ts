@@ -25,7 +25,7 @@ export interface LeaseRenewalParts {
   /** the time to stamp a release with */
   dueNow: () => number;
   onChange: (ids: number[]) => void;
-  /** the ids whose handlers run here and have not settled */
+  /** the ids this worker runs, and those that ended here and wait for their finish to be written */
   runningIds: () => number[];
   /** how many ticks have started, and whether one is under way */
   ticks: () => { started: number; underWay: boolean };
