@@ -132,6 +132,8 @@ export interface GroupInfo {
   counts: StatusCounts;
   /** Task starts in the current rate window (0 when the group has no rate limit). */
   rateUsed: number;
+  /** When the rate window has room again, if it has none now (null otherwise). */
+  rateFreeAt: number | null;
 }
 
 export type StatusCounts = Record<TaskStatus, number>;

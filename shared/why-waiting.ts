@@ -105,8 +105,11 @@ export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
   if (group?.rate && group.rateUsed >= group.rate.limit)
     return {
       code: 'rate-window',
-      message: `group ${task.group} used its rate (${formatRate(group.rate)}: ${group.rateUsed} started in the window)`,
+      message:
+        `group ${task.group} used its rate (${formatRate(group.rate)}: ${group.rateUsed} started in the window)` +
+        (group.rateFreeAt !== null ? `: next start ${inTime(group.rateFreeAt - now)}` : ''),
       short: `rate ${formatRate(group.rate)} used`,
+      ...(group.rateFreeAt !== null && { until: group.rateFreeAt }),
     };
   if (ctx.kinds && !ctx.kinds.includes(task.kind))
     return {

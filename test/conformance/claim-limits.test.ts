@@ -88,7 +88,10 @@ describe.each(backends)('claim limits on $name', (backend) => {
       claimMax: 10,
     });
     expect(blocked).toMatchObject({ claimed: [], nextWakeAt: 11_000 });
-    expect((await store.stats(10_500, 0)).groups.find((g) => g.name === 'api')!.rateUsed).toBe(2);
+    expect((await store.stats(10_500, 0)).groups.find((g) => g.name === 'api')).toMatchObject({
+      rateUsed: 2,
+      rateFreeAt: 11_000,
+    });
     expect(await claim(store, B, 10, 10_999)).toEqual([]);
     expect(await claim(store, B, 10, 11_000)).toHaveLength(2);
     expect(await claim(store, B, 10, 11_500)).toEqual([]);

@@ -44,6 +44,7 @@ function ctx(group: Partial<GroupInfo> = {}, over: { running?: number; paused?: 
     blockedUntil: null,
     counts: { ...none },
     rateUsed: 0,
+    rateFreeAt: null,
     ...group,
   };
   const stats: Pick<Stats, 'counts' | 'settings' | 'groups'> = {
@@ -104,6 +105,13 @@ describe('why a task waits', () => {
         ctx({ rate: { limit: 5, periodMs: 1000 }, rateUsed: 5 }),
         'rate-window',
         'group vendor used its rate (5/s: 5 started in the window)',
+      ],
+      [
+        task(),
+        ctx({ rate: { limit: 5, periodMs: 1000 }, rateUsed: 5, rateFreeAt: NOW + 400 }),
+        'rate-window',
+        'group vendor used its rate (5/s: 5 started in the window): next start in 400ms',
+        NOW + 400,
       ],
       [
         task(),

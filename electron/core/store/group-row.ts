@@ -18,7 +18,13 @@ export interface GroupRow {
  * `now` on the clock the row was stamped with; `clockOffset` (the store's clock minus the
  * caller's, PostgreSQL) turns a stored time back into the caller's.
  */
-export function groupInfo(g: GroupRow, now: number, rateUsed: number, clockOffset = 0): GroupInfo {
+export function groupInfo(
+  g: GroupRow,
+  now: number,
+  window: { used: number; oldest: number | null },
+  clockOffset = 0,
+): GroupInfo {
+  const full = g.rate_limit !== null && g.rate_period_ms !== null && window.used >= g.rate_limit;
   return {
     name: g.name,
     concurrency: g.concurrency,
@@ -30,6 +36,8 @@ export function groupInfo(g: GroupRow, now: number, rateUsed: number, clockOffse
     // a cool-down that has passed is no longer one
     blockedUntil: g.blocked_until !== null && g.blocked_until > now ? g.blocked_until - clockOffset : null,
     counts: emptyCounts(),
-    rateUsed,
+    rateUsed: window.used,
+    // the oldest start leaving the window frees a place (a lower bound once a limit was lowered)
+    rateFreeAt: full && window.oldest !== null ? window.oldest + g.rate_period_ms! - clockOffset : null,
   };
 }

@@ -9,6 +9,7 @@ import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
 export interface GroupRow extends Omit<SharedGroupRow, 'paused'> {
   paused: boolean;
   rate_used: number;
+  rate_oldest: number | null;
 }
 
 const groupRow = rowChecker<GroupRow>('groups', {
@@ -19,6 +20,7 @@ const groupRow = rowChecker<GroupRow>('groups', {
   paused: FLAG,
   blocked_until: orNull(TIME),
   rate_used: INT,
+  rate_oldest: orNull(TIME),
 });
 
 /**
@@ -28,7 +30,9 @@ const groupRow = rowChecker<GroupRow>('groups', {
 const GROUPS = `SELECT g.name, g.concurrency, g.rate_limit, g.rate_period_ms, g.paused, g.blocked_until,
     CASE WHEN g.rate_limit IS NULL OR g.rate_period_ms IS NULL THEN 0
       ELSE (SELECT count(*) FROM group_starts s
-            WHERE s.group_name = g.name AND s.started_at > $1::bigint - g.rate_period_ms) END AS rate_used
+            WHERE s.group_name = g.name AND s.started_at > $1::bigint - g.rate_period_ms) END AS rate_used,
+    (SELECT min(started_at) FROM group_starts s
+      WHERE s.group_name = g.name AND s.started_at > $1::bigint - g.rate_period_ms) AS rate_oldest
   FROM groups g WHERE $2::text IS NULL OR g.name = $2 ORDER BY g.name COLLATE "C"`;
 
 /**
@@ -47,7 +51,7 @@ export async function readGroups(
   const rows = await q.query<object>(GROUPS, [Math.floor(queueNow), only]);
   return rows.map((row) => {
     const g = groupRow(row);
-    return groupInfo(g, queueNow, g.rate_used, clockOffset);
+    return groupInfo(g, queueNow, { used: g.rate_used, oldest: g.rate_oldest }, clockOffset);
   });
 }
 

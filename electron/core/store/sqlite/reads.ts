@@ -50,7 +50,7 @@ export class Reads {
   private readonly get: Statement<[number], TaskRow>;
   private readonly history: Statement<[number], HistoryRow>;
   private readonly groups: Statement<[], GroupRow>;
-  private readonly windowCount: Statement<[string, number], { n: number }>;
+  private readonly windowCount: Statement<[string, number], { n: number; oldest: number | null }>;
   private readonly counts: Statement<[], { group_name: string; status: string; n: number }>;
   private readonly failedAfter: Statement<{ at: number; id: number; limit: number }, TaskRow>;
   private readonly recentFailures: Statement<[number], TaskRow>;
@@ -64,7 +64,7 @@ export class Reads {
     this.history = db.prepare('SELECT * FROM history WHERE task_id = ? ORDER BY id');
     this.groups = db.prepare('SELECT * FROM groups ORDER BY name');
     this.windowCount = db.prepare(
-      'SELECT count(*) AS n FROM group_starts WHERE group_name = ? AND started_at > ?',
+      'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = ? AND started_at > ?',
     );
     this.counts = db.prepare('SELECT group_name, status, n FROM counts');
     this.failedAfter = db.prepare(
@@ -152,11 +152,12 @@ export class Reads {
     const counts = emptyCounts();
     const byGroup = new Map<string, GroupInfo>();
     for (const g of this.groups.all()) {
-      let rateUsed = 0;
+      let window = { used: 0, oldest: null as number | null };
       if (g.rate_limit !== null && g.rate_period_ms !== null) {
-        rateUsed = this.windowCount.get(g.name, now - g.rate_period_ms)!.n;
+        const w = this.windowCount.get(g.name, now - g.rate_period_ms)!;
+        window = { used: w.n, oldest: w.oldest };
       }
-      byGroup.set(g.name, groupInfo(g, now, rateUsed));
+      byGroup.set(g.name, groupInfo(g, now, window));
     }
     const counted = this.counts.all();
     if (waiting !== null) {
@@ -169,7 +170,7 @@ export class Reads {
         counted.push({ group_name: r.group_name, status: 'pending', n: r.n });
         // a group first named by a waiting task has no row yet: the defaults of a new row
         if (!byGroup.has(r.group_name)) {
-          byGroup.set(r.group_name, groupInfo({ ...NEW_GROUP, name: r.group_name }, now, 0));
+          byGroup.set(r.group_name, groupInfo({ ...NEW_GROUP, name: r.group_name }, now, { used: 0, oldest: null }));
         }
       }
     }
