@@ -2,7 +2,8 @@
  * A row of `groups` as every backend stores it (same column names on each), and the GroupInfo
  * the faces see. Counts are filled in by the caller, which reads them apart.
  */
-import { emptyCounts, type GroupInfo } from '../../../shared/domain.ts';
+import { emptyCounts, type GroupInfo, type RateLimit } from '../../../shared/domain.ts';
+import type { ClaimGroup } from '../policy/claim-plan.ts';
 
 export interface GroupRow {
   name: string;
@@ -18,6 +19,20 @@ export interface GroupRow {
  * `now` on the clock the row was stamped with; `clockOffset` (the store's clock minus the
  * caller's, PostgreSQL) turns a stored time back into the caller's.
  */
+const rateOf = (g: GroupRow): RateLimit | null =>
+  g.rate_limit !== null && g.rate_period_ms !== null
+    ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
+    : null;
+
+/** A groups row as the claim plan reads it. */
+export const claimGroupOf = (g: GroupRow): ClaimGroup => ({
+  name: g.name,
+  concurrency: g.concurrency,
+  rate: rateOf(g),
+  paused: g.paused === true || g.paused === 1,
+  blockedUntil: g.blocked_until,
+});
+
 export function groupInfo(
   g: GroupRow,
   now: number,
@@ -28,10 +43,7 @@ export function groupInfo(
   return {
     name: g.name,
     concurrency: g.concurrency,
-    rate:
-      g.rate_limit !== null && g.rate_period_ms !== null
-        ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
-        : null,
+    rate: rateOf(g),
     paused: g.paused === true || g.paused === 1,
     // a cool-down that has passed is no longer one
     blockedUntil: g.blocked_until !== null && g.blocked_until > now ? g.blocked_until - clockOffset : null,

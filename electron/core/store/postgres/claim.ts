@@ -20,7 +20,8 @@
  */
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
-import { ClaimPlan, type ClaimCandidate, type ClaimGroup } from '../../policy/claim-plan.ts';
+import { claimGroupOf } from '../group-row.ts';
+import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';
 import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
 import type { Queryable } from './db.ts';
 import { toTask } from './rows.ts';
@@ -37,17 +38,6 @@ interface GroupLimits {
   paused: boolean;
   blocked_until: number | null;
 }
-
-const toClaimGroup = (g: GroupLimits): ClaimGroup => ({
-  name: g.name,
-  concurrency: g.concurrency,
-  rate:
-    g.rate_limit !== null && g.rate_period_ms !== null
-      ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
-      : null,
-  paused: g.paused,
-  blockedUntil: g.blocked_until,
-});
 
 export interface ClaimInput {
   now: number;
@@ -130,7 +120,7 @@ export async function claimReady(
     [[...hasWaiting]],
   );
   for (const row of groups) {
-    const g = toClaimGroup(row);
+    const g = claimGroupOf(row);
     let room = plan.groupRoom(g, runningByGroup.get(g.name) ?? 0);
     const windowStart = plan.windowStart(g);
     if (room > 0 && windowStart !== null) {

@@ -19,7 +19,8 @@ import type { Database, Statement } from 'better-sqlite3';
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { LIMITS } from '../../../../shared/schemas.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
-import { ClaimPlan, type ClaimCandidate, type ClaimGroup } from '../../policy/claim-plan.ts';
+import { claimGroupOf } from '../group-row.ts';
+import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';
 import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
 import type { GroupRow } from './queue-settings.ts';
 import { sqlList } from './sql.ts';
@@ -119,18 +120,6 @@ interface ClaimResult {
   nextWakeAt: number | null;
 }
 
-/** A groups row as the claim plan reads it. */
-const toClaimGroup = (g: GroupRow): ClaimGroup => ({
-  name: g.name,
-  concurrency: g.concurrency,
-  rate:
-    g.rate_limit !== null && g.rate_period_ms !== null
-      ? { limit: g.rate_limit, periodMs: g.rate_period_ms }
-      : null,
-  paused: g.paused === 1,
-  blockedUntil: g.blocked_until,
-});
-
 /** Must run inside a write transaction. */
 export function claimReady(
   s: ClaimStatements,
@@ -171,7 +160,7 @@ export function claimReady(
   const waiting: string[] = [];
   const rateLimited = new Set<string>();
   for (const row of s.groups.all()) {
-    const g = toClaimGroup(row);
+    const g = claimGroupOf(row);
     let room = plan.groupRoom(g, runningByGroup.get(g.name) ?? 0);
     const windowStart = plan.windowStart(g);
     if (room > 0 && windowStart !== null) {

@@ -170,7 +170,10 @@ export class Reads {
         counted.push({ group_name: r.group_name, status: 'pending', n: r.n });
         // a group first named by a waiting task has no row yet: the defaults of a new row
         if (!byGroup.has(r.group_name)) {
-          byGroup.set(r.group_name, groupInfo({ ...NEW_GROUP, name: r.group_name }, now, { used: 0, oldest: null }));
+          byGroup.set(
+            r.group_name,
+            groupInfo({ ...NEW_GROUP, name: r.group_name }, now, { used: 0, oldest: null }),
+          );
         }
       }
     }
