@@ -2,11 +2,18 @@
  * How a dispatcher reports that it cannot write to the queue (a full disk, a read-only file, a
  * long lock): the first failure of an episode as an error, saying that it retries and keeps what
  * it could not write; each further failure only in verbose logs, with a reminder now and then or
- * when the cause changes; and one line when writing works again. A worker that retries every
+ * when the cause changes (not more than once in a few seconds); and one line when writing works
+ * again. A worker that retries every
  * second for an hour thus logs a few lines, not 3600, and its log still shows that it recovered.
  */
 import type { MonotonicClock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
+
+/**
+ * A new cause is said only this long after the last line: a server restarting answers with four
+ * causes in a second (terminating, shutting down, reset, refused), one outage all the same.
+ */
+const CAUSE_CHANGE_QUIET_MS = 5000;
 
 export class WriteFailures {
   private attempts = 0;
@@ -32,7 +39,10 @@ export class WriteFailures {
     if (this.attempts === 1) {
       this.since = now;
       this.logger.error(`${cause}; the dispatcher retries every second${keeps}`);
-    } else if (cause !== this.lastCause || now - this.lastLoggedAt >= this.remindEveryMs) {
+    } else if (
+      (cause !== this.lastCause && now - this.lastLoggedAt >= CAUSE_CHANGE_QUIET_MS) ||
+      now - this.lastLoggedAt >= this.remindEveryMs
+    ) {
       this.logger.error(
         `${cause}; still retrying (attempt ${this.attempts}, for ${this.seconds(now)} s)${keeps}`,
       );
