@@ -44,11 +44,10 @@ export async function idleOrDeadline(idle: Promise<void>, ms: number): Promise<'
 
 export async function giveBack(left: readonly Running[], p: GiveBackParts): Promise<void> {
   for (const r of left) r.abort.abort(new ShutdownError());
-  await Promise.race([
-    Promise.all(left.map((r) => r.handlerDone)),
-    // Not unref'd, as stop()'s deadline: nothing else may keep the process up meanwhile.
-    new Promise((r) => setTimeout(r, p.graceMs)),
-  ]);
+  await idleOrDeadline(
+    Promise.all(left.map((r) => r.handlerDone)).then(() => {}),
+    p.graceMs,
+  );
   const stuck = left.filter((r) => !r.settled);
   for (const r of left) p.drop(r);
   try {
