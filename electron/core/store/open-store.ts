@@ -4,7 +4,6 @@
  * (`?schema=NAME` for one of several queues in a database) opens PostgreSQL. Nothing else outside
  * store/sqlite imports from it (eslint.config.js; docs/ARCHITECTURE.md, "Layers").
  */
-import { openPgStore } from './postgres/pg-store.ts';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite/async-store.ts';
 import type { TaskStore } from './task-store.ts';
 
@@ -34,11 +33,14 @@ const URL_RE = /^[a-z][a-z0-9+.-]*:\/\//i;
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<TaskStore> {
   if (URL_RE.test(location)) {
     const scheme = location.slice(0, location.indexOf(':')).toLowerCase();
-    if (scheme === 'postgres' || scheme === 'postgresql')
+    if (scheme === 'postgres' || scheme === 'postgresql') {
+      // Loaded only for a PostgreSQL queue: `pg` and its store are ~5 ms of every SQLite start.
+      const { openPgStore } = await import('./postgres/pg-store.ts');
       return openPgStore(location, {
         onBackgroundError: options.onBackgroundError,
         existingOnly: options.existingOnly,
       });
+    }
     throw new Error(
       `cannot open a queue at a ${scheme}:// URL: give the queue as a file path or a postgres:// URL`,
     );
