@@ -1,7 +1,7 @@
 /** Leases: renewals, reclaiming the tasks of a lost worker, giving leases back, and progress. */
 import { describe, expect, it } from 'vitest';
 import type { LeaseHolder } from '../../electron/core/store/task-store.ts';
-import { A, B, backends, claim, freshQueue, task, tasks } from './harness.ts';
+import { A, B, backends, claim, done, finish, freshQueue, task, tasks } from './harness.ts';
 
 describe.each(backends)('leases on $name', (backend) => {
   it('renews what the worker holds and names what it lost and what the user asked to cancel', async () => {
@@ -151,5 +151,18 @@ describe.each(backends)('leases on $name', (backend) => {
     await store.reclaimLost(20, (o) => o.id === A.id);
     const [again] = await claim(store, B, 1, 30);
     expect(again!.task.progress).toBeNull();
+  });
+
+  it("shows a running attempt's output so far from its holder only, until its finish writes the rest", async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task()], 0);
+    const [c] = await claim(store, A, 1, 10);
+    const attempt = async () => (await store.getTask(c!.task.id))!.history.find((h) => h.type === 'attempt')!;
+    await store.setLiveOutput(new Map([[c!.historyId, 'step 1\n']]), A);
+    await store.setLiveOutput(new Map([[c!.historyId, 'from another worker\n']]), B);
+    expect(await attempt()).toMatchObject({ outcome: 'running', output: 'step 1\n' });
+    await finish(store, A, 20, done(c!, null, 'step 1\nstep 2\n'));
+    await store.setLiveOutput(new Map([[c!.historyId, 'a late flush\n']]), A);
+    expect(await attempt()).toMatchObject({ outcome: 'done', output: 'step 1\nstep 2\n' });
   });
 });

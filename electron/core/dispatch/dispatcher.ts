@@ -20,6 +20,7 @@ import type { ClaimedTask, Finish } from '../store/task-store.ts';
 import type { Task } from '../../../shared/domain.ts';
 import type { DispatchConfig } from '../engine/config.ts';
 import { DelayHolds } from './delay-holds.ts';
+import { OutputWriter } from './output-writer.ts';
 import { ProgressWriter } from './progress-writer.ts';
 import { finishOf } from './finish.ts';
 import { giveBack, idleOrDeadline } from './give-back.ts';
@@ -64,6 +65,7 @@ export class Dispatcher {
   private unwatch: (() => void) | null = null;
   private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
   private readonly progress: ProgressWriter;
+  private readonly output: OutputWriter;
   private idleWaiters: (() => void)[] = [];
 
   constructor(options: DispatcherOptions) {
@@ -75,6 +77,7 @@ export class Dispatcher {
     this.writeFailures = new WriteFailures(options.logger, mono);
     this.describeError = options.describeError ?? ((err) => String(err));
     this.progress = new ProgressWriter(options.store, options.worker, options.logger, options.onChange);
+    this.output = new OutputWriter(options.store, options.worker, options.logger, options.onChange);
     this.loop = new TickLoop(
       () => this.tickOnce(),
       () => this.state === 'running' || this.state === 'stopping',
@@ -93,6 +96,7 @@ export class Dispatcher {
       settle: (entry, err, result) => this.settle(entry, err, result),
       abort: (id, reason) => this.abort(id, reason),
       progress: (id, fraction) => this.progress.note(id, fraction),
+      output: (entry) => this.output.note(entry),
     };
     this.renewal = new LeaseRenewal({
       ...options,
@@ -192,6 +196,7 @@ export class Dispatcher {
     this.intervals = [];
     this.loop.stop();
     this.progress.stop();
+    this.output.stop();
   }
 
   private every(ms: number, fn: () => Promise<void>): void {

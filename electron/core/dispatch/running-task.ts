@@ -45,6 +45,8 @@ export interface RunParts {
   /** abort the task `id` (its timeout came) */
   abort: (id: number, reason: Error) => void;
   progress: (id: number, fraction: number) => void;
+  /** the handler wrote to the output of `entry` */
+  output: (entry: Running) => void;
 }
 
 export function newRunning(claim: ClaimedTask): Running {
@@ -80,7 +82,10 @@ export function startHandler(entry: Running, p: RunParts): void {
   const ctx = new TaskContext(
     task,
     entry.abort,
-    (text: string) => entry.output.push(text),
+    (text: string) => {
+      entry.output.push(text);
+      if (!entry.settled) p.output(entry);
+    },
     (fraction: number) => p.progress(task.id, fraction),
     p.workerId,
     (ms: number) => {

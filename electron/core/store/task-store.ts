@@ -177,6 +177,11 @@ export interface TaskStore {
   /** On shutdown: give back this worker's leases without counting the attempt. */
   releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): Promise<number[]>;
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): Promise<void>;
+  /**
+   * The output tail of running attempts so far, by history id: written only while the attempt
+   * is still running under `worker` (its finish writes the final tail). Not durable on its own.
+   */
+  setLiveOutput(updates: ReadonlyMap<number, string>, worker: WorkerIdentity): Promise<void>;
 
   retry(ids: readonly number[], now: number): Promise<number[]>;
   retryFailed(filter: RetryFilter, now: number): Promise<number[]>;

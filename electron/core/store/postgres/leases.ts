@@ -19,6 +19,7 @@ import { straysOf } from '../lease-strays.ts';
 import type { LeaseHolder, RenewResult, WorkerIdentity } from '../task-store.ts';
 import type { Db, Queryable } from './db.ts';
 import { atMs, untilMs } from './pg-clock.ts';
+import { pgText } from './pg-text.ts';
 
 const WAITING = CANCEL_NOW_STATUSES.map((s) => `'${s}'`).join(', ');
 
@@ -187,6 +188,23 @@ export async function setProgress(
       `UPDATE tasks SET progress = u.p FROM unnest($1::bigint[], $2::float8[]) AS u(id, p)
        WHERE tasks.id = u.id AND tasks.status = 'running' AND tasks.lease_owner = $3`,
       [[...updates.keys()], [...updates.values()], worker.id],
+    );
+    q.changed();
+  });
+}
+
+export async function setLiveOutput(
+  db: Db,
+  updates: ReadonlyMap<number, string>,
+  worker: WorkerIdentity,
+): Promise<void> {
+  if (updates.size === 0) return;
+  await db.tx(async (q) => {
+    await q.query(
+      `UPDATE history SET output = u.t FROM unnest($1::bigint[], $2::text[]) AS u(id, t)
+       WHERE history.id = u.id AND history.type = 'attempt' AND history.outcome = 'running'
+         AND history.worker = $3`,
+      [[...updates.keys()], [...updates.values()].map(pgText), worker.id],
     );
     q.changed();
   });

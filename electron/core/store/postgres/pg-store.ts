@@ -8,7 +8,7 @@ import type { ScheduleStore } from '../schedule-store.ts';
 import type { TaskStore } from '../task-store.ts';
 import { openPgDb, type PgDb } from './db.ts';
 import { insertTasks } from './enqueue.ts';
-import { reclaimLost, releaseLeases, renewLeases, setProgress } from './leases.ts';
+import { reclaimLost, releaseLeases, renewLeases, setLiveOutput, setProgress } from './leases.ts';
 import { PgListener } from './listener.ts';
 import { migratePg } from './migrations.ts';
 import { cancel, purgeFinished, remove, retry, retryFailed, setPriority } from './operator-actions.ts';
@@ -92,6 +92,7 @@ class PgTaskStore implements TaskStore {
   reclaimLost: TaskStore['reclaimLost'] = (now, isLost) => reclaimLost(this.db, now, isLost);
   releaseLeases: TaskStore['releaseLeases'] = (worker, ids, now) => releaseLeases(this.db, worker, ids, now);
   setProgress: TaskStore['setProgress'] = (updates, worker) => setProgress(this.db, updates, worker);
+  setLiveOutput: TaskStore['setLiveOutput'] = (updates, worker) => setLiveOutput(this.db, updates, worker);
 
   /**
    * The queue is shared with hosts whose clocks did not step, so nothing stored is moved (SQLite

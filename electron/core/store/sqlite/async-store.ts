@@ -121,6 +121,8 @@ class AsyncSqliteStore implements TaskStore {
     settle(() => this.s.releaseLeases(worker, ids, now), this.t);
   setProgress: TaskStore['setProgress'] = (updates, worker) =>
     settle(() => this.s.setProgress(updates, worker), this.t);
+  setLiveOutput: TaskStore['setLiveOutput'] = (updates, worker) =>
+    settle(() => this.s.setLiveOutput(updates, worker), this.t);
   retry: TaskStore['retry'] = (ids, now) => settle(() => this.s.retry(ids, now), this.t);
   retryFailed: TaskStore['retryFailed'] = (filter, now) =>
     settle(() => this.s.retryFailed(filter, now), this.t);

@@ -74,6 +74,7 @@ export class Leases {
   private readonly release: Statement<LeaseEndParams & { owner: string }, { id: number }>;
   private readonly closeRunningAttempts: Statement<[number, string, string, number]>;
   private readonly progress: Statement<[number, number, string]>;
+  private readonly liveOutput: Statement<[string, number, string]>;
 
   constructor(db: Database, commits: Commits, intake: Intake) {
     this.commits = commits;
@@ -115,6 +116,9 @@ export class Leases {
     );
     this.progress = db.prepare(
       "UPDATE tasks SET progress = ? WHERE id = ? AND status = 'running' AND lease_owner = ?",
+    );
+    this.liveOutput = db.prepare(
+      "UPDATE history SET output = ? WHERE id = ? AND type = 'attempt' AND outcome = 'running' AND worker = ?",
     );
   }
 
@@ -201,6 +205,12 @@ export class Leases {
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void {
     this.commits.run('relaxed', () => {
       for (const [id, p] of updates) this.progress.run(p, id, worker.id);
+    });
+  }
+
+  setLiveOutput(updates: ReadonlyMap<number, string>, worker: WorkerIdentity): void {
+    this.commits.run('relaxed', () => {
+      for (const [historyId, text] of updates) this.liveOutput.run(text, historyId, worker.id);
     });
   }
 }

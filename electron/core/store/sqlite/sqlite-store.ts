@@ -107,6 +107,10 @@ export class SqliteTaskStore implements SyncTaskStore {
     this.leases.setProgress(updates, worker);
   }
 
+  setLiveOutput(updates: ReadonlyMap<number, string>, worker: WorkerIdentity): void {
+    this.leases.setLiveOutput(updates, worker);
+  }
+
   retry(ids: readonly number[], now: number): number[] {
     return this.actions.retry(ids, now);
   }
