@@ -6,6 +6,7 @@ import type { GroupInfo, HistoryEntry, Stats, Task, TaskStatus } from '../../sha
 import { TASK_STATUSES } from '../../shared/domain.ts';
 import { formatDuration, formatRate } from '../../shared/durations.ts';
 import type { WaitReason } from '../../shared/why-waiting.ts';
+import { historyView, remainingMs } from '../../shared/attempt-view.ts';
 
 export const STATUS_SYMBOL: Record<TaskStatus, string> = {
   pending: '○',
@@ -102,8 +103,12 @@ export function taskDetail(t: Task & { history: HistoryEntry[] }, now: number): 
   // Only while it waits: `run` keeps its task for its own worker until it starts.
   if (t.reservedFor && (t.status === 'pending' || t.status === 'retrying'))
     lines.push(`  held for   ${t.reservedFor} (the \`semaforo run\` that enqueued it runs it)`);
-  if (t.progress !== null && t.status === 'running')
-    lines.push(`  progress   ${Math.round(t.progress * 100)}%`);
+  if (t.progress !== null && t.status === 'running') {
+    const left = remainingMs(t.progress, t.startedAt, now);
+    lines.push(
+      `  progress   ${Math.round(t.progress * 100)}%${left !== null ? ` (about ${formatDuration(left)} left)` : ''}`,
+    );
+  }
   const cwd = t.kind === 'shell' ? (t.payload as { cwd?: unknown } | null)?.cwd : undefined;
   if (typeof cwd === 'string') lines.push(`  cwd        ${cwd}`);
   lines.push(`  payload    ${JSON.stringify(t.payload)}`);
@@ -111,13 +116,20 @@ export function taskDetail(t: Task & { history: HistoryEntry[] }, now: number): 
   if (t.error) lines.push(`  error      ${t.error}`);
   if (t.history.length) {
     lines.push('', 'History:');
-    for (const h of t.history) {
+    // Oldest first, as a log reads; numbered across manual retries, a repeated error said once.
+    for (const { entry: h, ordinal, code, sameErrorAs } of historyView(t.history).reverse()) {
       // An action (a retry, a cancel) takes no time worth showing.
       const took =
         h.endedAt !== null && h.type === 'attempt' ? ` (${formatDuration(h.endedAt - h.startedAt)})` : '';
-      const what = h.type === 'attempt' ? `attempt ${h.attempt}` : 'action';
-      lines.push(`  ${iso(h.startedAt)}  ${what}: ${h.outcome}${took}${h.worker ? `  on ${h.worker}` : ''}`);
-      if (h.error) lines.push(`      error: ${h.error}`);
+      const what = ordinal !== null ? `attempt ${ordinal}` : 'action';
+      const how = code ? `, ${code}` : '';
+      lines.push(
+        `  ${iso(h.startedAt)}  ${what}: ${h.outcome}${how}${took}${h.worker ? `  on ${h.worker}` : ''}`,
+      );
+      if (h.error)
+        lines.push(
+          sameErrorAs !== null ? `      error: same as attempt ${sameErrorAs}` : `      error: ${h.error}`,
+        );
       if (h.output) for (const l of h.output.trimEnd().split('\n').slice(-20)) lines.push(`      | ${l}`);
     }
   }

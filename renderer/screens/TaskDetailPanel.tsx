@@ -4,6 +4,9 @@ import type { Task, TaskWithHistory } from '../../shared/domain.ts';
 import { ErrorState } from '../components/ErrorState.tsx';
 import { HistoryList } from '../components/HistoryList.tsx';
 import { JsonBlock } from '../components/JsonBlock.tsx';
+import { CopyButton } from '../components/CopyButton.tsx';
+import { ProgressBar } from '../components/ProgressBar.tsx';
+import { remainingMs, shellCommandLine } from '../../shared/attempt-view.ts';
 import { LoadingState } from '../components/LoadingState.tsx';
 import { PriorityPicker } from '../components/PriorityPicker.tsx';
 import { RelativeTime } from '../components/RelativeTime.tsx';
@@ -84,6 +87,11 @@ function TaskDetail({
   const stats = useStats().data;
   const waiting = stats ? whyWaiting(task, { stats, now }) : null;
   const attempts = task.history.filter((h) => h.type === 'attempt').length;
+  const command = task.kind === 'shell' ? shellCommandLine(task.payload) : null;
+  const firstStart = task.history.find((h) => h.type === 'attempt')?.startedAt ?? task.startedAt;
+  // A cancel is the user's own doing, not a failure to be alarmed by.
+  const errorTone = task.status === 'cancelled' ? 'tone-grey' : 'tone-red';
+  const eta = task.status === 'running' ? remainingMs(task.progress, task.startedAt, now) : null;
   return (
     <div className="detail-body">
       <div className="detail-status">
@@ -99,7 +107,8 @@ function TaskDetail({
             className="primary"
             onClick={async () => (await actions.retry([task])) && reload()}
           >
-            <span aria-hidden="true">↻</span> Retry
+            {/* A retrying task waits for its backoff: a retry now starts it as soon as a slot is free. */}
+            <span aria-hidden="true">↻</span> {task.status === 'retrying' ? 'Run now' : 'Retry'}
           </button>
         )}
         {canCancel(task.status) && !task.cancelRequested && (
@@ -120,9 +129,28 @@ function TaskDetail({
           <span aria-hidden="true">⊕</span> Duplicate and edit
         </button>
       </div>
+      <ol className="timeline" aria-label="Timeline">
+        <li>
+          queued <RelativeTime at={task.createdAt} now={now} />
+        </li>
+        {firstStart !== null && (
+          <li>
+            started <RelativeTime at={firstStart} now={now} />
+          </li>
+        )}
+        {task.finishedAt !== null && (
+          <li>
+            ended <RelativeTime at={task.finishedAt} now={now} />
+          </li>
+        )}
+      </ol>
       {task.error && (
-        <section aria-label="Last error" className="detail-error tone-red">
+        <section
+          aria-label={task.status === 'cancelled' ? 'Why it was cancelled' : 'Last error'}
+          className={`detail-error ${errorTone}`}
+        >
           <pre className="code">{task.error}</pre>
+          <CopyButton text={task.error} what="the error" />
         </section>
       )}
       <dl className="facts">
@@ -140,7 +168,11 @@ function TaskDetail({
         {task.status === 'running' && (
           <>
             <dt>Progress</dt>
-            <dd>{task.progress === null ? 'not reported' : `${Math.round(task.progress * 100)}%`}</dd>
+            <dd className="detail-progress">
+              <ProgressBar value={task.progress} label={`Progress of ${task.name}`} />{' '}
+              {task.progress === null ? 'not reported' : `${Math.round(task.progress * 100)}%`}
+              {eta !== null && <span className="muted"> · about {humanDuration(eta)} left</span>}
+            </dd>
             <dt>Worker</dt>
             <dd>{task.leaseOwner ?? '—'}</dd>
           </>
@@ -190,8 +222,24 @@ function TaskDetail({
         )}
       </dl>
       <section aria-labelledby="payload-title">
-        <h3 id="payload-title">Payload</h3>
-        <JsonBlock value={task.payload} label="Payload" />
+        <h3 id="payload-title">{command !== null ? 'Command' : 'Payload'}</h3>
+        {command !== null ? (
+          <div className="command-line">
+            <pre className="code" aria-label="Command line" tabIndex={0}>
+              {command}
+            </pre>
+            <CopyButton text={command} what="the command line" />
+          </div>
+        ) : null}
+        {/* The command line leaves out the folder and environment: the JSON says all. */}
+        {command !== null ? (
+          <details>
+            <summary>Payload as JSON</summary>
+            <JsonBlock value={task.payload} label="Payload" />
+          </details>
+        ) : (
+          <JsonBlock value={task.payload} label="Payload" />
+        )}
       </section>
       <section aria-labelledby="result-title">
         <h3 id="result-title">Result</h3>

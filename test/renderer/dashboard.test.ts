@@ -146,16 +146,17 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     // A retry gives fresh attempts: the history shows the failed one, the retry, and the run that worked.
     const entries = panel.locator('.history-entry');
     await entries.nth(2).waitFor();
+    // Newest first.
     expect(await entries.locator('.history-head .status-word').allTextContents()).toEqual([
-      'failed',
-      'retried by user',
       'done',
+      'retried by user',
+      'failed',
     ]);
     await entries
-      .nth(0)
+      .nth(2)
       .getByText(/exited with code 2/)
       .waitFor();
-    await entries.nth(2).locator('pre').getByText('second run: ok').waitFor();
+    await entries.nth(0).locator('pre').getByText('second run: ok').waitFor();
   });
 
   it('filters by status, group and kind, searches by name, and bulk-cancels the selection', async () => {
@@ -296,11 +297,20 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     const history = panel.locator('.history-entry.attempt');
     await history.nth(1).waitFor();
     expect(await history.count()).toBe(2);
-    await panel.getByText('Attempt 1').waitFor();
-    await history.nth(0).getByText('failed, will retry').waitFor();
-    await history.nth(1).locator('.status-word').getByText('failed', { exact: true }).waitFor();
+    // Newest first: attempt 2 failed for good, attempt 1 failed and waited for its retry.
+    await history.nth(0).getByText('Attempt 2').waitFor();
+    await history.nth(0).locator('.status-word').getByText('failed', { exact: true }).waitFor();
+    await history.nth(0).locator('.history-code').getByText('exit 3').waitFor();
     await history
       .nth(0)
+      .getByText(/after a wait of \d/)
+      .waitFor();
+    // The same error twice is said once, at the attempt that said it first.
+    await history.nth(0).getByText('Same error as attempt 1.').waitFor();
+    await history.nth(1).getByText('Attempt 1').waitFor();
+    await history.nth(1).getByText('failed, will retry').waitFor();
+    await history
+      .nth(1)
       .getByText(/took \d/)
       .waitFor();
     await history
@@ -308,7 +318,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
       .getByText(/exited with code 3/)
       .waitFor();
     await history
-      .nth(1)
+      .nth(0)
       .locator('pre')
       .getByText(/fetched 3 pages/)
       .waitFor();
@@ -316,6 +326,13 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     await panel
       .getByRole('region', { name: 'Last error' })
       .getByText(/vendor said no/)
+      .waitFor();
+    // A shell task's payload is the command line it runs, as it could be pasted.
+    const commandLine = await panel.getByLabel('Command line', { exact: true }).textContent();
+    expect(commandLine).toContain(`${process.execPath} -e 'console.log(`);
+    await panel
+      .getByRole('list', { name: 'Timeline' })
+      .getByText(/^ended/)
       .waitFor();
     await screenshot(page, 'task-detail');
 
@@ -326,9 +343,54 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
       .getByText(/now has priority 1/)
       .waitFor();
     await panel.getByText('priority changed').waitFor();
+
+    // A manual retry starts a new budget, but the third run is still the third attempt.
+    await panel.getByRole('button', { name: 'Retry' }).click();
+    await confirmDialog(page, /Retry/, /^Retry/);
+    await history.nth(2).waitFor({ timeout: 20_000 });
+    await history.nth(0).getByText('Attempt 3').waitFor();
     await page.getByRole('grid', { name: 'Tasks' }).focus();
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'detached' });
+  });
+
+  it("streams a running task's output to its detail, and greys a cancel", async () => {
+    const { db, page } = await open();
+    const goFile = path.join(path.dirname(db), 'go-live');
+    const [id] = await enqueueMany(db, [
+      {
+        name: 'long-export',
+        kind: 'shell',
+        payload: {
+          command: `echo "page 1 of 3"; while [ ! -e '${goFile}' ]; do sleep 0.05; done; echo "page 3 of 3"`,
+          shell: true,
+        },
+      },
+    ]);
+    await go(page, 'Tasks');
+    await page.getByRole('link', { name: 'long-export' }).click();
+    const panel = page.getByRole('complementary', { name: 'long-export' });
+    const attempt = panel.locator('.history-entry.attempt').first();
+    // Seen while it runs: the worker writes the output tail about once a second.
+    await attempt.getByText('Output so far (last lines)').waitFor({ timeout: 20_000 });
+    await attempt.locator('pre').getByText('page 1 of 3').waitFor();
+    expect(await panel.locator('.status-word').first().textContent()).toBe('running');
+    fs.writeFileSync(goFile, '');
+    await attempt.getByText('Output (last lines)', { exact: true }).waitFor({ timeout: 20_000 });
+    await attempt.locator('pre').getByText('page 3 of 3').waitFor();
+
+    // A cancel is the user's own doing: said in grey, not as a red error.
+    const [waiting] = await enqueueMany(db, [
+      { name: 'later', kind: 'shell', delay: '1h', payload: { command: 'true' } },
+    ]);
+    expect(waiting).toBeGreaterThan(id!);
+    const c = await semaforo(db, ['cancel', String(waiting)]);
+    expect(c.code, c.stderr).toBe(0);
+    await page.goto(page.url().replace(/#.*$/, `#/tasks/${waiting}`));
+    const cancelled = page.getByRole('complementary', { name: 'later' });
+    const why = cancelled.getByRole('region', { name: 'Why it was cancelled' });
+    await why.waitFor();
+    expect(await why.getAttribute('class')).toContain('tone-grey');
   });
 
   it('validates the New task form with the shared schemas and the server, then queues the task', async () => {
