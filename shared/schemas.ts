@@ -236,7 +236,7 @@ export const listQuerySchema = z.strictObject({
     .optional(),
   group: groupNameSchema.optional(),
   kind: kindSchema.optional(),
-  /** case-insensitive substring of the task's name */
+  /** case-insensitive substring of the name, error, payload or any attempt's output, or the id */
   search: z.string().max(200, { error: 'must be at most 200 characters' }).optional(),
   sort: z.enum(SORT_FIELDS).optional(),
   order: z.enum(['asc', 'desc']).optional(),

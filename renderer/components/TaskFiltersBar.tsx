@@ -47,8 +47,8 @@ export function TaskFiltersBar(props: {
         ref={searchRef}
         type="search"
         className="filter-search"
-        placeholder="Search names  ( / )"
-        aria-label="Search task names"
+        placeholder="Search name, id, error, command, output  ( / )"
+        aria-label="Search tasks"
         aria-keyshortcuts="/"
         value={search}
         maxLength={200}

@@ -105,6 +105,45 @@ describe.each(backends)('reads on $name', (backend) => {
     expect(finished.tasks.map((t) => t.name)).toEqual(['late', 'early']);
   });
 
+  it('finds a task by its id, its error, a word of its command, or a line of its output', async () => {
+    const { store } = await freshQueue(backend);
+    const [curl, py] = await store.enqueue(
+      [
+        task({
+          name: 'sync partners',
+          payload: JSON.stringify({ command: 'curl', args: ['-fsS', 'https://p.example'] }),
+        }),
+        task({
+          name: 'nightly report',
+          payload: JSON.stringify({ command: 'python3', args: ['report.py'] }),
+        }),
+        task({ name: 'task 416 of the old list' }),
+      ],
+      0,
+    );
+    const [a, b] = await claim(store, A, 2, 10);
+    await finish(
+      store,
+      A,
+      20,
+      ended(a!, 'failed', 'failed', { error: '"curl" exited with code 7: curl: (7) Failed to connect' }),
+      ended(b!, 'failed', 'failed', {
+        error: '"python3" exited with code 1',
+        output: "Traceback\nKeyError: 'region'\n",
+      }),
+    );
+    const names = async (search: string) =>
+      (await store.listTasks({ search })).tasks.map((t) => t.name).sort();
+    expect(await names('failed to CONNECT')).toEqual(['sync partners']);
+    expect(await names('keyerror')).toEqual(['nightly report']);
+    expect(await names('curl')).toEqual(['sync partners']);
+    expect(await names('report.py')).toEqual(['nightly report']);
+    // A bare number is an id, and still a substring of names.
+    expect(await names(String(py!.task.id))).toEqual(['nightly report']);
+    expect(await names('416')).toEqual(['task 416 of the old list']);
+    expect((await store.listTasks({ search: `#${curl!.task.id}` })).total).toBe(1);
+  });
+
   it('searches for a backslash as itself', async () => {
     const { store } = await freshQueue(backend);
     await store.enqueue([task({ name: 'copy C:\\new' }), task({ name: 'copy C:new' })], 0);

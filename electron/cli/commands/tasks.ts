@@ -151,7 +151,10 @@ export function listCommand(ctx: CliContext): Command {
     .option('-s, --status <status>', `only these statuses, comma-separated (${TASK_STATUSES.join(', ')})`)
     .option('-g, --group <group>', 'only this group')
     .option('-k, --kind <kind>', 'only this kind')
-    .option('--search <text>', 'name contains this text (case-insensitive)')
+    .option(
+      '--search <text>',
+      'name, error, payload (command, URL) or output contains this text, or the id is it',
+    )
     .addOption(new Option('--sort <field>', 'sort by').choices(SORT_FIELDS).default('createdAt'))
     .addOption(new Option('--order <order>', 'sort order').choices(['asc', 'desc']).default('desc'))
     .option('-l, --limit <n>', 'at most this many (1-1000)', '50')

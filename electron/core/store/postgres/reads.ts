@@ -18,6 +18,7 @@ import type { Db } from './db.ts';
 import { addCounts, readGroups, settings } from './queue-settings.ts';
 import { TEXT, TIME, orNull, rowChecker, toHistory, toTask } from './rows.ts';
 import { searchCollation } from './search-fold.ts';
+import { likeAnywhere, searchedId } from '../search-scope.ts';
 
 const FINISHED = new Set<string>(FINISHED_STATUSES);
 
@@ -47,9 +48,6 @@ export async function getTask(db: Db, id: number): Promise<TaskWithHistory | nul
   return { ...toTask(row), history: history.map((h: object) => toHistory(h)) };
 }
 
-/** Escapes LIKE's wildcards (and the escape itself), so a search is a plain substring. */
-const likeText = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 export async function listTasks(db: Db, q: ListQuery): Promise<TaskPage> {
   const where: string[] = [];
   /** the same filter on `counts`, while it is one counts can answer */
@@ -77,7 +75,13 @@ export async function listTasks(db: Db, q: ListQuery): Promise<TaskPage> {
   // database's locale (search-fold.ts); a third faster than ILIKE over 100,000 names.
   if (q.search) {
     const c = await searchCollation(db);
-    where.push(`lower(name${c}) LIKE lower(${param(likeText(q.search))}${c}) ESCAPE '\\'`);
+    const p = param(likeAnywhere(q.search));
+    const like = (col: string) => `lower(${col}${c}) LIKE lower(${p}${c}) ESCAPE '\\'`;
+    // search-scope.ts: the name, error, payload, any attempt's output, or the id.
+    where.push(
+      `(${like('name')} OR ${like('error')} OR ${like('payload')} OR id = ${param(searchedId(q.search) ?? -1)}` +
+        ` OR EXISTS (SELECT 1 FROM history h WHERE h.task_id = tasks.id AND (${like('h.output')} OR ${like('h.error')})))`,
+    );
   }
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const sort = SORT_COLUMNS[q.sort ?? 'createdAt'];

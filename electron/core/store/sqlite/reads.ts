@@ -3,6 +3,7 @@
  * cursor, the overview's counts and the metrics. Each read includes the tasks still waiting in
  * the inbox (enqueue.ts), read in one snapshot with `tasks`.
  */
+import { likeAnywhere, searchedId } from '../search-scope.ts';
 import type { Database, Statement } from 'better-sqlite3';
 import {
   FINISHED_STATUSES,
@@ -98,7 +99,8 @@ export class Reads {
 
   listTasks(q: ListQuery): TaskPage {
     const waiting = this.intake.takeInWaiting();
-    const from = waiting === null ? 'tasks' : `(SELECT * FROM main.tasks UNION ALL SELECT * FROM ${waiting})`;
+    const from =
+      waiting === null ? 'tasks t' : `(SELECT * FROM main.tasks UNION ALL SELECT * FROM ${waiting}) t`;
     const where: string[] = [];
     const params: (string | number)[] = [];
     if (q.status && q.status.length > 0) {
@@ -118,8 +120,14 @@ export class Reads {
       params.push(q.kind);
     }
     if (q.search) {
-      where.push("name LIKE ? ESCAPE '\\'");
-      params.push(`%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      // search-scope.ts; 100,000 tasks with 10,000 attempts' output: about 50 ms a page.
+      const like = (col: string) => `${col} LIKE ? ESCAPE '\\'`;
+      where.push(
+        `(${like('name')} OR ${like('error')} OR ${like('payload')} OR id = ? OR EXISTS ` +
+          `(SELECT 1 FROM history h WHERE h.task_id = t.id AND (${like('h.output')} OR ${like('h.error')})))`,
+      );
+      const pattern = likeAnywhere(q.search);
+      params.push(pattern, pattern, pattern, searchedId(q.search) ?? -1, pattern, pattern);
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const col = SORT_COLUMNS[q.sort ?? 'createdAt'];
