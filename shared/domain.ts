@@ -134,7 +134,34 @@ export interface GroupInfo {
   rateUsed: number;
   /** When the rate window has room again, if it has none now (null otherwise). */
   rateFreeAt: number | null;
+  /** What an adaptive group learned under its caps (concurrency, rate); null: not adaptive. */
+  adaptive: AdaptiveInfo | null;
 }
+
+/** An adaptive group's effective limits at one time. */
+export interface LimitPoint {
+  at: number;
+  /** effective concurrency (whole tasks), null: no concurrency cap */
+  concurrency: number | null;
+  /** effective starts per period of the rate cap (fractional), null: no rate cap */
+  rate: number | null;
+}
+
+export interface AdaptiveInfo {
+  /** what the claim uses now: at most the caps */
+  concurrency: number | null;
+  rate: number | null;
+  /** the rate the vendor last said no at, while remembered */
+  ceiling: number | null;
+  lastThrottleAt: number | null;
+  /** the vendor's words of the last throttle (the attempt's error) */
+  lastThrottle: string | null;
+  /** the effective limits over time, oldest first (the last ADAPTIVE_HISTORY points) */
+  history: LimitPoint[];
+}
+
+/** How many points of an adaptive group's history are kept. */
+export const ADAPTIVE_HISTORY = 120;
 
 export type StatusCounts = Record<TaskStatus, number>;
 

@@ -191,6 +191,10 @@ export const groupUpdateSchema = z.strictObject({
     .optional(),
   rate: z.union([rateLimitSchema, z.null()]).optional(),
   paused: z.boolean({ error: 'must be true or false' }).optional(),
+  /** learn the effective limits under the configured ones (caps) from throttles */
+  adaptive: z.boolean({ error: 'must be true or false' }).optional(),
+  /** forget what an adaptive group learned: start again from its caps */
+  forgetLearned: z.literal(true, { error: 'must be true' }).optional(),
 });
 export type GroupUpdate = z.infer<typeof groupUpdateSchema>;
 

@@ -9,10 +9,13 @@ export class PermanentError extends Error {
 /** Thrown by a handler: try again no sooner than `ms` from now (HTTP 429/503 Retry-After). */
 export class RetryAfterError extends Error {
   readonly ms: number;
-  constructor(ms: number, message = `asked to retry after ${ms} ms`) {
+  /** the vendor named no wait: `ms` is Semaforo's default (an adaptive group waits none) */
+  readonly guessed: boolean;
+  constructor(ms: number, message = `asked to retry after ${ms} ms`, options: { guessed?: boolean } = {}) {
     super(message);
     this.name = 'RetryAfterError';
     this.ms = ms;
+    this.guessed = options.guessed ?? false;
   }
 }
 

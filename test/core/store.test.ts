@@ -265,7 +265,7 @@ describe('store', () => {
     const file = path.join(tempDir(), 'q.db');
     new SqliteTaskStore(file).close();
     const check = new Database(file);
-    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
     expect(check.pragma('application_id', { simple: true })).toBe(0x53454d41);
     check.close();
     const again = new SqliteTaskStore(file);
@@ -273,7 +273,7 @@ describe('store', () => {
     again.close();
   });
 
-  it('moves a schema 1 file to schema 2 in place: its schedules keep everything, without alarms', () => {
+  it('moves a schema 1 file to schema 3 in place: schedules and groups keep everything, not adaptive', () => {
     const file = path.join(tempDir(), 'q.db');
     const v1 = new Database(file);
     v1.exec(SCHEMA_V1);
@@ -282,8 +282,16 @@ describe('store', () => {
       `INSERT INTO schedules (name, every_ms, template, next_due_at, created_at, updated_at)
        VALUES ('beat', 60000, '{"kind":"sleep","group":"default","payload":{"ms":1}}', 5, 1, 1)`,
     ).run();
+    v1.prepare(
+      "INSERT INTO groups (name, concurrency, rate_limit, rate_period_ms) VALUES ('api', 2, 5, 1000)",
+    ).run();
     v1.close();
     const store = new SqliteTaskStore(file);
+    expect(store.stats(Date.now(), 0).groups.find((g) => g.name === 'api')).toMatchObject({
+      concurrency: 2,
+      rate: { limit: 5, periodMs: 1000 },
+      adaptive: null,
+    });
     expect(store.schedules.get('beat')).toMatchObject({
       name: 'beat',
       everyMs: 60_000,
@@ -292,7 +300,7 @@ describe('store', () => {
     });
     store.close();
     const check = new Database(file);
-    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
     check.close();
   });
 

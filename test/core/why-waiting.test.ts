@@ -45,6 +45,7 @@ function ctx(group: Partial<GroupInfo> = {}, over: { running?: number; paused?: 
     counts: { ...none },
     rateUsed: 0,
     rateFreeAt: null,
+    adaptive: null,
     ...group,
   };
   const stats: Pick<Stats, 'counts' | 'settings' | 'groups'> = {

@@ -43,10 +43,12 @@ describe('reading throttle signals', () => {
 
   it('turns exit 75 or a marker into a clamped wait, and a success into none', () => {
     const none = { value: null, text: null };
-    expect(shellThrottle(75, none)).toEqual({ ms: 30_000, why: 'exit 75 (EX_TEMPFAIL)' });
+    // exit 75 alone names no wait: the default is a guess (an adaptive group waits none)
+    expect(shellThrottle(75, none)).toEqual({ ms: 30_000, why: 'exit 75 (EX_TEMPFAIL)', guessed: true });
     expect(shellThrottle(1, { value: 2000, text: '2s' })).toEqual({
       ms: 2000,
       why: 'SEMAFORO_RETRY_AFTER=2s',
+      guessed: false,
     });
     expect(shellThrottle(1, { value: 10, text: '10ms' })!.ms).toBe(1000);
     expect(shellThrottle(1, { value: 86_400_000, text: '1d' })!.ms).toBe(3_600_000);

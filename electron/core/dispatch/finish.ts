@@ -40,8 +40,15 @@ export function finishOf(
             retryAfterMs: err instanceof RetryAfterError ? err.ms : null,
           };
   const decision = decideAfterFailure(task, failure, now, config.backoff, config.random);
+  const guessed = decision.outcome === 'retry-after' && err instanceof RetryAfterError && err.guessed;
   const message = reason instanceof Error && failure.type !== 'error' ? reason.message : describe(err);
-  return { ...hold, ...base, ...decision, error: truncateHead(message, BOUNDS.errorChars) };
+  return {
+    ...hold,
+    ...base,
+    ...decision,
+    ...(guessed ? { waitGuessed: true } : {}),
+    error: truncateHead(message, BOUNDS.errorChars),
+  };
 }
 
 function describe(err: unknown): string {

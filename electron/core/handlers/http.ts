@@ -9,7 +9,7 @@ import { timeoutMsSchema } from '../../../shared/schemas.ts';
 import { formatDuration } from '../../../shared/durations.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
 import type { Handler, HandlerContext } from './registry.ts';
-import { retryAfterDelay } from './retry-after.ts';
+import { parseRetryAfter, retryAfterDelay } from './retry-after.ts';
 import { quotaExhausted } from './throttle.ts';
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -205,7 +205,8 @@ async function request(p: HttpPayload, ctx: HandlerContext): Promise<JsonValue> 
       // Without a Retry-After, the quota's reset says how long.
       const ms = header === null && quota ? quota.ms : retryAfterDelay(header, Date.now());
       const said = header !== null ? `Retry-After: ${header}` : quota ? quota.why : 'Retry-After: not given';
-      throw new RetryAfterError(ms, `${what} -> ${status}; waiting ${ms / 1000} s (${said})`);
+      const guessed = !quota && parseRetryAfter(header, Date.now()) === null;
+      throw new RetryAfterError(ms, `${what} -> ${status}; waiting ${ms / 1000} s (${said})`, { guessed });
     }
     case 'retry':
       throw new Error(`${what} -> ${status}${snippet(excerpt.text)}`);

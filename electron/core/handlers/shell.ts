@@ -224,6 +224,7 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
     throw new RetryAfterError(
       throttle.ms,
       `"${display(p)}" asked to wait ${formatDuration(throttle.ms)} (${throttle.why})`,
+      { guessed: throttle.guessed },
     );
   const why = lastLine(stderr.tail);
   if (result.code === null) {

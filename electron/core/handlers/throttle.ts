@@ -67,11 +67,12 @@ export function shellThrottle(
   code: number | null,
   marker: { value: number | null; text: string | null },
   bounds: RetryAfterBounds = RETRY_AFTER_BOUNDS,
-): { ms: number; why: string } | null {
+): { ms: number; why: string; guessed: boolean } | null {
   if (code === 0) return null;
   if (marker.value !== null)
-    return { ms: clamp(marker.value, bounds), why: `${RETRY_AFTER_MARKER}${marker.text}` };
-  if (code === EX_TEMPFAIL) return { ms: bounds.defaultMs, why: `exit ${EX_TEMPFAIL} (EX_TEMPFAIL)` };
+    return { ms: clamp(marker.value, bounds), why: `${RETRY_AFTER_MARKER}${marker.text}`, guessed: false };
+  if (code === EX_TEMPFAIL)
+    return { ms: bounds.defaultMs, why: `exit ${EX_TEMPFAIL} (EX_TEMPFAIL)`, guessed: true };
   return null;
 }
 

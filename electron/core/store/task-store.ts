@@ -90,6 +90,8 @@ export type Finish =
       runAt?: number;
       /** a Retry-After from the vendor slows the whole group until then */
       blockGroupUntil?: number;
+      /** that wait is Semaforo's default, the vendor named none (adaptive-row.ts) */
+      waitGuessed?: boolean;
     };
 
 export interface TickInput {

@@ -37,6 +37,9 @@ interface GroupLimits {
   rate_period_ms: number | null;
   paused: boolean;
   blocked_until: number | null;
+  adaptive: boolean;
+  eff_concurrency: number | null;
+  eff_rate: number | null;
 }
 
 export interface ClaimInput {
@@ -115,7 +118,8 @@ export async function claimReady(
   const rateLimited = new Set<string>();
   // Only groups with something waiting can yield a candidate: the rest cost nothing per tick.
   const groups = await q.query<GroupLimits>(
-    `SELECT name, concurrency, rate_limit, rate_period_ms, paused, blocked_until FROM groups
+    `SELECT name, concurrency, rate_limit, rate_period_ms, paused, blocked_until,
+       adaptive, eff_concurrency, eff_rate FROM groups
      WHERE name = ANY($1::text[]) ORDER BY name`,
     [[...hasWaiting]],
   );

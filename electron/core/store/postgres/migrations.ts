@@ -10,6 +10,7 @@ import { SchemaTooNewError } from '../../errors.ts';
 import type { PgDb, Queryable } from './db.ts';
 import { SCHEMA_V1 } from './schema.ts';
 import { SCHEMA_V2 } from './schema-v2.ts';
+import { SCHEMA_V3 } from './schema-v3.ts';
 
 interface Migration {
   version: number;
@@ -20,6 +21,7 @@ interface Migration {
 const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'tasks, history, groups, counters, settings, schedules', sql: SCHEMA_V1 },
   { version: 2, description: "the counters' update trigger in linear time", sql: SCHEMA_V2 },
+  { version: 3, description: 'adaptive groups: learned limits and their history', sql: SCHEMA_V3 },
 ];
 
 export const LATEST_PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,33 +1,56 @@
 /** The queue's settings and each group's limits, as the operator sets them (PostgreSQL). */
 import type { GroupInfo, QueueSettings } from '../../../../shared/domain.ts';
+import { DEFAULT_RATE_CAP } from '../../policy/adaptive-limit.ts';
+import { LEARNED_COLUMNS, type LearningRow, type LimitPoint } from '../adaptive-row.ts';
 import { groupInfo, type GroupRow as SharedGroupRow } from '../group-row.ts';
 import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
 import type { Db, Queryable } from './db.ts';
 import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
 
 /** A row of `groups`, with the starts inside its rate window counted by the query. */
-export interface GroupRow extends Omit<SharedGroupRow, 'paused'> {
+export interface GroupRow extends Omit<SharedGroupRow, 'paused'>, Omit<LearningRow, 'name'> {
   paused: boolean;
   rate_used: number;
   rate_oldest: number | null;
 }
 
-const groupRow = rowChecker<GroupRow>('groups', {
-  name: TEXT,
-  concurrency: orNull(INT),
-  rate_limit: orNull(INT),
-  rate_period_ms: orNull(INT),
-  paused: FLAG,
-  blocked_until: orNull(TIME),
-  rate_used: INT,
-  rate_oldest: orNull(TIME),
-});
+const groupRow = rowChecker<GroupRow>(
+  'groups',
+  {
+    name: TEXT,
+    concurrency: orNull(INT),
+    rate_limit: orNull(INT),
+    rate_period_ms: orNull(INT),
+    paused: FLAG,
+    blocked_until: orNull(TIME),
+    rate_used: INT,
+    rate_oldest: orNull(TIME),
+    adaptive: FLAG,
+    eff_concurrency: orNull(TIME),
+    eff_rate: orNull(TIME),
+    rate_ceiling: orNull(TIME),
+    adapt_decreased_at: orNull(TIME),
+    adapt_grown_at: orNull(TIME),
+    adapt_logged_at: orNull(TIME),
+    last_throttle_at: orNull(TIME),
+    last_throttle: orNull(TEXT),
+  },
+  'name',
+);
+
+const LIMIT_LOG = 'SELECT at, concurrency, rate FROM group_limits WHERE group_name = $1 ORDER BY at';
+const limitPoint = rowChecker<LimitPoint>(
+  'group_limits',
+  { at: TIME, concurrency: orNull(INT), rate: orNull(TIME) },
+  'at',
+);
 
 /**
  * The groups (all, or the one named $2) with their starts in the rate window ending at $1 (0
  * for a group without a rate limit), in name order by code point, as SQLite's BINARY sorts.
  */
 const GROUPS = `SELECT g.name, g.concurrency, g.rate_limit, g.rate_period_ms, g.paused, g.blocked_until,
+    g.adaptive, ${LEARNED_COLUMNS.map((c) => `g.${c}`).join(', ')},
     CASE WHEN g.rate_limit IS NULL OR g.rate_period_ms IS NULL THEN 0
       ELSE (SELECT count(*) FROM group_starts s
             WHERE s.group_name = g.name AND s.started_at > $1::bigint - g.rate_period_ms) END AS rate_used,
@@ -49,10 +72,13 @@ export async function readGroups(
   const queueNow = now + clockOffset;
   // started_at > queueNow - period, for whole ms: > its floor
   const rows = await q.query<object>(GROUPS, [Math.floor(queueNow), only]);
-  return rows.map((row) => {
+  const out: GroupInfo[] = [];
+  for (const row of rows) {
     const g = groupRow(row);
-    return groupInfo(g, queueNow, { used: g.rate_used, oldest: g.rate_oldest }, clockOffset);
-  });
+    const learned = g.adaptive ? (await q.query<object>(LIMIT_LOG, [g.name])).map(limitPoint) : [];
+    out.push(groupInfo(g, queueNow, { used: g.rate_used, oldest: g.rate_oldest }, clockOffset, learned));
+  }
+  return out;
 }
 
 interface SettingsRow {
@@ -163,6 +189,28 @@ export async function updateGroup(
     }
     if (update.paused !== undefined) put('paused', update.paused);
     if (set.length > 0) await q.query(`UPDATE groups SET ${set.join(', ')} WHERE name = $1`, params);
+    const a = update.adaptive;
+    // Turned on or off, a group starts learning again from its caps.
+    const switched =
+      a !== undefined &&
+      (
+        await q.query('UPDATE groups SET adaptive = $2 WHERE name = $1 AND adaptive <> $2 RETURNING name', [
+          name,
+          a,
+        ])
+      ).length === 1;
+    if (a === true && update.rate === undefined)
+      await q.query(
+        'UPDATE groups SET rate_limit = $2, rate_period_ms = $3 WHERE name = $1 AND rate_limit IS NULL',
+        [name, DEFAULT_RATE_CAP.limit, DEFAULT_RATE_CAP.periodMs],
+      );
+    if (switched || update.forgetLearned === true) {
+      await q.query(
+        `UPDATE groups SET ${LEARNED_COLUMNS.map((c) => `${c} = NULL`).join(', ')} WHERE name = $1`,
+        [name],
+      );
+      await q.query('DELETE FROM group_limits WHERE group_name = $1', [name]);
+    }
     // The log of starts only serves the limit: without one it would only grow.
     if (update.rate === null) await q.query('DELETE FROM group_starts WHERE group_name = $1', [name]);
     q.changed();

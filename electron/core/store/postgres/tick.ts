@@ -11,6 +11,7 @@
  */
 import { isFinished } from '../../policy/task-rules.ts';
 import type { Finish, TickInput, TickOutput, WorkerIdentity } from '../task-store.ts';
+import { adaptiveGroups, learn, withoutGuessedWaits } from './adaptive-learning.ts';
 import { claimReady } from './claim.ts';
 import type { Queryable } from './db.ts';
 import { atMs, untilMs } from './pg-clock.ts';
@@ -58,7 +59,14 @@ export async function tick(
   await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [claimLockKey(schema)]);
   const now = atMs(input.now()); // with the lock held: see TickInput.now
   const queueNow = now + clockOffset;
-  const applied = await applyFinishes(q, input.finishes, input.worker, now, clockOffset);
+  // Adaptive groups learn from this tick's outcomes before its claim uses what they learned.
+  const adaptive = input.finishes.length > 0 ? await adaptiveGroups(q) : new Map<string, never>();
+  const finishes = await withoutGuessedWaits(q, input.finishes, adaptive, now);
+  const written = await applyFinishes(q, finishes, input.worker, now, clockOffset);
+  await learn(q, written, adaptive, Math.round(queueNow));
+  // The caller knows its finishes by identity: the ones it gave, not the ones rewritten.
+  const given = new Map(finishes.map((f, i) => [f, input.finishes[i]!]));
+  const applied = finishes === input.finishes ? written : written.map((f) => given.get(f)!);
   const { claimed, nextWakeAt } = await claimReady(q, {
     now,
     queueNow,

@@ -19,10 +19,9 @@ import type { Database, Statement } from 'better-sqlite3';
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { LIMITS } from '../../../../shared/schemas.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
-import { claimGroupOf } from '../group-row.ts';
+import { claimGroupOf, type ClaimGroupRow } from '../group-row.ts';
 import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';
 import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
-import type { GroupRow } from './queue-settings.ts';
 import { sqlList } from './sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
 
@@ -38,7 +37,7 @@ type Candidate = ClaimCandidate;
 export class ClaimStatements {
   readonly settings: Statement<[], { global_concurrency: number; paused: number }>;
   readonly active: Statement<[], { group_name: string; status: string; n: number }>;
-  readonly groups: Statement<[], GroupRow>;
+  readonly groups: Statement<[], ClaimGroupRow>;
   readonly windowStarts: Statement<[string, number], { n: number; oldest: number | null }>;
   readonly pruneStarts: Statement<[string, number]>;
   readonly addStart: Statement<[string, number]>;
@@ -61,7 +60,8 @@ export class ClaimStatements {
       `SELECT group_name, status, n FROM counts WHERE status IN (${sqlList(ACTIVE_STATUSES)}) AND n > 0`,
     );
     this.groups = db.prepare(
-      'SELECT name, concurrency, rate_limit, rate_period_ms, paused, blocked_until FROM groups',
+      `SELECT name, concurrency, rate_limit, rate_period_ms, paused, blocked_until,
+         adaptive, eff_concurrency, eff_rate FROM groups`,
     );
     this.windowStarts = db.prepare(
       'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = ? AND started_at > ?',

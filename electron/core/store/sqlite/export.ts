@@ -13,7 +13,7 @@ import { toStorageError } from './storage-errors.ts';
 /** Columns stored as 0/1 that the other side holds as booleans. */
 const FLAGS: Readonly<Record<ExportTable, readonly string[]>> = {
   settings: ['paused', 'notify_enabled'],
-  groups: ['paused'],
+  groups: ['paused', 'adaptive'],
   group_starts: [],
   schedules: ['enabled'],
   tasks: ['cancel_requested'],

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { SchemaTooNewError } from '../../errors.ts';
-import { APPLICATION_ID, SCHEMA_V1, SCHEMA_V2 } from './schema.ts';
+import { APPLICATION_ID, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3 } from './schema.ts';
 
 /**
  * Numbered schema migrations. The schema version lives in `PRAGMA user_version`; each migration
@@ -23,6 +23,11 @@ const MIGRATIONS: readonly Migration[] = [
     version: 2,
     description: "schedules' alarms: grace, maximum and minimum run time",
     up: (db) => db.exec(SCHEMA_V2),
+  },
+  {
+    version: 3,
+    description: 'adaptive groups: learned limits and their history',
+    up: (db) => db.exec(SCHEMA_V3),
   },
 ];
 

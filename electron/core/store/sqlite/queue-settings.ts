@@ -1,11 +1,14 @@
 /** The queue's settings and each group's limits, as the operator sets them. */
 import type { Database, Statement } from 'better-sqlite3';
 import type { QueueSettings } from '../../../../shared/domain.ts';
-import type { GroupRow } from '../group-row.ts';
+import { DEFAULT_RATE_CAP } from '../../policy/adaptive-limit.ts';
+import { LEARNED_COLUMNS, type AdaptiveColumns } from '../adaptive-row.ts';
+import type { GroupRow as LimitColumns } from '../group-row.ts';
 import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
 import type { Commits } from './commits.ts';
 
-export type { GroupRow } from '../group-row.ts';
+/** A row of `groups`: its limits and what it learned if adaptive. */
+export type GroupRow = LimitColumns & AdaptiveColumns;
 
 /** What a row of `groups` holds when created (the table's defaults). */
 export const NEW_GROUP: Omit<GroupRow, 'name'> = {
@@ -14,6 +17,15 @@ export const NEW_GROUP: Omit<GroupRow, 'name'> = {
   rate_period_ms: null,
   paused: 0,
   blocked_until: null,
+  adaptive: 0,
+  eff_concurrency: null,
+  eff_rate: null,
+  rate_ceiling: null,
+  adapt_decreased_at: null,
+  adapt_grown_at: null,
+  adapt_logged_at: null,
+  last_throttle_at: null,
+  last_throttle: null,
 };
 
 interface SettingsRow {
@@ -45,6 +57,10 @@ export class QueueSettingsStore {
   private readonly groupRate: Statement<[number | null, number | null, string]>;
   private readonly clearStarts: Statement<[string]>;
   private readonly groupPaused: Statement<[number, string]>;
+  private readonly groupAdaptive: Statement<[number, string, number]>;
+  private readonly defaultRate: Statement<[number, number, string]>;
+  private readonly forget: Statement<[string]>;
+  private readonly forgetHistory: Statement<[string]>;
   /** one statement per setting, each `UPDATE settings SET <column> = ?` */
   private readonly set: Record<keyof SettingsRow, Statement<[string | number | null]>>;
 
@@ -60,6 +76,14 @@ export class QueueSettingsStore {
     this.groupRate = db.prepare('UPDATE groups SET rate_limit = ?, rate_period_ms = ? WHERE name = ?');
     this.clearStarts = db.prepare('DELETE FROM group_starts WHERE group_name = ?');
     this.groupPaused = db.prepare('UPDATE groups SET paused = ? WHERE name = ?');
+    this.groupAdaptive = db.prepare('UPDATE groups SET adaptive = ? WHERE name = ? AND adaptive != ?');
+    this.defaultRate = db.prepare(
+      'UPDATE groups SET rate_limit = ?, rate_period_ms = ? WHERE name = ? AND rate_limit IS NULL',
+    );
+    this.forget = db.prepare(
+      `UPDATE groups SET ${LEARNED_COLUMNS.map((c) => `${c} = NULL`).join(', ')} WHERE name = ?`,
+    );
+    this.forgetHistory = db.prepare('DELETE FROM group_limits WHERE group_name = ?');
     const set = (column: keyof SettingsRow) =>
       db.prepare<[string | number | null]>(`UPDATE settings SET ${column} = ? WHERE id = 1`);
     this.set = {
@@ -95,6 +119,15 @@ export class QueueSettingsStore {
         if (update.rate === null) this.clearStarts.run(name);
       }
       if (update.paused !== undefined) this.groupPaused.run(update.paused ? 1 : 0, name);
+      const a = update.adaptive;
+      // Turned on or off, a group starts learning again from its caps.
+      const switched = a !== undefined && this.groupAdaptive.run(a ? 1 : 0, name, a ? 1 : 0).changes === 1;
+      if (a === true && update.rate === undefined)
+        this.defaultRate.run(DEFAULT_RATE_CAP.limit, DEFAULT_RATE_CAP.periodMs, name);
+      if (switched || update.forgetLearned === true) {
+        this.forget.run(name);
+        this.forgetHistory.run(name);
+      }
     });
   }
 

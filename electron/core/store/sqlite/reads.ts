@@ -3,6 +3,7 @@
  * cursor, the overview's counts and the metrics. Each read includes the tasks still waiting in
  * the inbox (enqueue.ts), read in one snapshot with `tasks`.
  */
+import { isAdaptive, type LimitPoint } from '../adaptive-row.ts';
 import { likeAnywhere, searchedId } from '../search-scope.ts';
 import type { Database, Statement } from 'better-sqlite3';
 import {
@@ -52,6 +53,7 @@ export class Reads {
   private readonly history: Statement<[number], HistoryRow>;
   private readonly groups: Statement<[], GroupRow>;
   private readonly windowCount: Statement<[string, number], { n: number; oldest: number | null }>;
+  private readonly limitLog: Statement<[string], LimitPoint>;
   private readonly counts: Statement<[], { group_name: string; status: string; n: number }>;
   private readonly failedAfter: Statement<{ at: number; id: number; limit: number }, TaskRow>;
   private readonly recentFailures: Statement<[number], TaskRow>;
@@ -66,6 +68,9 @@ export class Reads {
     this.groups = db.prepare('SELECT * FROM groups ORDER BY name');
     this.windowCount = db.prepare(
       'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = ? AND started_at > ?',
+    );
+    this.limitLog = db.prepare(
+      'SELECT at, concurrency, rate FROM group_limits WHERE group_name = ? ORDER BY at',
     );
     this.counts = db.prepare('SELECT group_name, status, n FROM counts');
     this.failedAfter = db.prepare(
@@ -165,7 +170,7 @@ export class Reads {
         const w = this.windowCount.get(g.name, now - g.rate_period_ms)!;
         window = { used: w.n, oldest: w.oldest };
       }
-      byGroup.set(g.name, groupInfo(g, now, window));
+      byGroup.set(g.name, groupInfo(g, now, window, 0, isAdaptive(g) ? this.limitLog.all(g.name) : []));
     }
     const counted = this.counts.all();
     if (waiting !== null) {

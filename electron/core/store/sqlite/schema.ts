@@ -179,3 +179,26 @@ export const SCHEMA_V2 = `
   ALTER TABLE schedules ADD COLUMN max_runtime_ms INTEGER CHECK (max_runtime_ms IS NULL OR max_runtime_ms > 0);
   ALTER TABLE schedules ADD COLUMN min_runtime_ms INTEGER CHECK (min_runtime_ms IS NULL OR min_runtime_ms > 0);
 `;
+
+/**
+ * Version 3: adaptive groups (../adaptive-row.ts): what a group learned under its caps, and the
+ * history of its effective limits (at most ADAPTIVE_HISTORY points a group).
+ */
+export const SCHEMA_V3 = `
+  ALTER TABLE groups ADD COLUMN adaptive INTEGER NOT NULL DEFAULT 0 CHECK (adaptive IN (0, 1));
+  ALTER TABLE groups ADD COLUMN eff_concurrency REAL;
+  ALTER TABLE groups ADD COLUMN eff_rate REAL;
+  ALTER TABLE groups ADD COLUMN rate_ceiling REAL;
+  ALTER TABLE groups ADD COLUMN adapt_decreased_at INTEGER;
+  ALTER TABLE groups ADD COLUMN adapt_grown_at INTEGER;
+  ALTER TABLE groups ADD COLUMN adapt_logged_at INTEGER;
+  ALTER TABLE groups ADD COLUMN last_throttle_at INTEGER;
+  ALTER TABLE groups ADD COLUMN last_throttle TEXT;
+  CREATE TABLE group_limits (
+    group_name TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    concurrency INTEGER,
+    rate REAL
+  );
+  CREATE INDEX group_limits_at ON group_limits (group_name, at);
+`;

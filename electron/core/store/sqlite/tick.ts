@@ -6,6 +6,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { isFinished } from '../../policy/task-rules.ts';
 import type { Finish, TickInput, TickOutput, WorkerIdentity } from '../task-store.ts';
+import type { LearningRow } from '../adaptive-row.ts';
+import { AdaptiveLearning } from './adaptive-learning.ts';
 import { ClaimStatements, claimReady } from './claim.ts';
 import type { Commits } from './commits.ts';
 import { splitByText } from './split-by-text.ts';
@@ -15,6 +17,7 @@ type FailedFinish = Exclude<Finish, { status: 'done' }>;
 /** Most successful ends written by one statement, and about the most text (UTF-16 units) in it. */
 const DONE_CHUNK = 512;
 const DONE_CHUNK_CHARS = 8 * 1024 * 1024;
+const NO_GROUPS: ReadonlyMap<string, LearningRow> = new Map();
 
 interface FailedParams {
   id: number;
@@ -31,6 +34,7 @@ interface FailedParams {
 export class Tick {
   private readonly commits: Commits;
   private readonly claim: ClaimStatements;
+  private readonly learning: AdaptiveLearning;
   private readonly finishDoneMany: Statement<{ now: number; list: string; owner: string }, { id: number }>;
   private readonly closeDoneMany: Statement<{ now: number; list: string }>;
   private readonly finishFailed: Statement<FailedParams>;
@@ -41,6 +45,7 @@ export class Tick {
   constructor(db: Database, commits: Commits) {
     this.commits = commits;
     this.claim = new ClaimStatements(db);
+    this.learning = new AdaptiveLearning(db);
     // @list is a JSON array of [task id, attempt, result JSON text or null]. The unary + keeps
     // the planner on one rowid lookup per entry instead of scanning the running tasks for each.
     this.finishDoneMany = db.prepare(
@@ -82,7 +87,13 @@ export class Tick {
     const durable = input.finishes.length > 0 && input.deferSync !== true;
     return this.commits.run(durable ? 'durable' : 'relaxed', () => {
       const now = input.now(); // inside BEGIN IMMEDIATE: see TickInput.now
-      const applied = this.applyFinishes(input.finishes, input.worker, now);
+      // Adaptive groups learn from this tick's outcomes before its claim uses what they learned.
+      const adaptive = input.finishes.length > 0 ? this.learning.groups() : NO_GROUPS;
+      const finishes = this.learning.withoutGuessedWaits(input.finishes, adaptive, now);
+      const written = this.applyFinishes(finishes, input.worker, now);
+      this.learning.learn(written, adaptive, now);
+      // The caller knows its finishes by identity: the ones it gave, not the ones rewritten.
+      const applied = finishes === input.finishes ? written : originals(written, finishes, input.finishes);
       const { claimed, nextWakeAt } = claimReady(
         this.claim,
         now,
@@ -171,4 +182,10 @@ export class Tick {
     const t = this.groupOf.get(f.taskId);
     if (t) this.blockGroup.run(f.blockGroupUntil, t.group_name);
   }
+}
+
+/** `written` (some of `rewritten`) as the objects they were made from, `given`. */
+function originals(written: readonly Finish[], rewritten: readonly Finish[], given: readonly Finish[]) {
+  const from = new Map(rewritten.map((f, i) => [f, given[i]!]));
+  return written.map((f) => from.get(f)!);
 }
