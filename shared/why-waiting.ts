@@ -9,6 +9,7 @@
  * a worker that has its kind claims it.
  */
 import type { Stats, Task } from './domain.ts';
+import { learnedOf, learnedText, startSpacing } from './adaptive-view.ts';
 import { formatDuration, formatRate } from './durations.ts';
 
 export const WAIT_CODES = [
@@ -20,6 +21,7 @@ export const WAIT_CODES = [
   'delayed',
   'global-full',
   'group-full',
+  'adaptive-lowered',
   'rate-window',
   'no-worker',
   'ready',
@@ -102,7 +104,24 @@ export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
       message: `group ${task.group} is full (${group.counts.running} of ${group.concurrency} running)`,
       short: `group full ${group.counts.running}/${group.concurrency}`,
     };
-  if (group?.rate && group.rateUsed >= group.rate.limit)
+  const learned = group ? learnedOf(group) : null;
+  if (group && learned?.lowered) {
+    const c = learned.concurrency;
+    const full = c !== null && group.counts.running >= c.now;
+    if (full || learned.rate !== null) {
+      const spacing =
+        learned.rate && !full ? `; one start every ${startSpacing(learned.rate.now, learned.rate.cap)}` : '';
+      return {
+        code: 'adaptive-lowered',
+        message:
+          `group ${task.group}'s adaptive limit is lowered after throttles: ${learnedText(learned)}` +
+          (c !== null ? ` (${group.counts.running} running)` : '') +
+          spacing,
+        short: full ? `adaptive ${c.now}/${c.cap}` : 'adaptive rate lowered',
+      };
+    }
+  }
+  if (group?.rate && !group.adaptive && group.rateUsed >= group.rate.limit)
     return {
       code: 'rate-window',
       message:

@@ -79,8 +79,8 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   group: {
     term: 'group',
-    summary: 'per-group limits: concurrency and rate',
-    load: async (ctx) => (await import('./commands/operate.ts')).groupCommand(ctx),
+    summary: 'per-group limits: concurrency and rate, fixed or learned from the vendor (adaptive)',
+    load: async (ctx) => (await import('./commands/group.ts')).groupCommand(ctx),
   },
   settings: {
     term: 'settings [options]',

@@ -2,11 +2,12 @@
  * Human output of the CLI: tables with status symbols and relative times. Machine output is
  * `--json` and never goes through here.
  */
-import type { GroupInfo, HistoryEntry, Stats, Task, TaskStatus } from '../../shared/domain.ts';
+import type { HistoryEntry, Stats, Task, TaskStatus } from '../../shared/domain.ts';
 import { TASK_STATUSES } from '../../shared/domain.ts';
-import { formatDuration, formatRate } from '../../shared/durations.ts';
+import { formatDuration } from '../../shared/durations.ts';
 import type { WaitReason } from '../../shared/why-waiting.ts';
 import { historyView, remainingMs } from '../../shared/attempt-view.ts';
+import { groupTable } from './group-format.ts';
 
 export const STATUS_SYMBOL: Record<TaskStatus, string> = {
   pending: '○',
@@ -140,24 +141,6 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-export function groupTable(groups: readonly GroupInfo[]): string {
-  if (groups.length === 0) return 'No groups yet (a group appears with its first task or `group set`).';
-  return table(
-    ['GROUP', 'CONCURRENCY', 'RATE', 'STATE', 'RUNNING', 'PENDING', 'RETRYING', 'FAILED', 'DONE'],
-    groups.map((g) => [
-      g.name,
-      g.concurrency === null ? '-' : String(g.concurrency),
-      g.rate ? `${formatRate(g.rate)} (${g.rateUsed} used)` : 'none',
-      g.paused ? 'paused' : g.blockedUntil !== null && g.blockedUntil > Date.now() ? 'backing off' : 'open',
-      String(g.counts.running),
-      String(g.counts.pending),
-      String(g.counts.retrying),
-      String(g.counts.failed),
-      String(g.counts.done),
-    ]),
-  );
-}
-
 export function statsText(s: Stats, now: number): string {
   const counts = TASK_STATUSES.map((st) => `${STATUS_SYMBOL[st]} ${st} ${s.counts[st]}`).join('   ');
   const state = s.settings.paused ? 'PAUSED' : 'running';
@@ -165,7 +148,7 @@ export function statsText(s: Stats, now: number): string {
     `Queue ${state}, global limit ${s.settings.globalConcurrency}, retention ${s.settings.retentionDays} days`,
     counts,
     '',
-    groupTable(s.groups),
+    groupTable(s.groups, now),
   ];
   if (s.recentFailures.length) {
     lines.push('', 'Recent failures:');

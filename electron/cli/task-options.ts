@@ -186,3 +186,11 @@ export function withCallerCwd(spec: unknown): unknown {
   if ('cwd' in payload) return spec;
   return { ...spec, payload: { ...payload, cwd: process.cwd() } };
 }
+
+/** A limit given as option text: a whole number, or `none` (null); undefined when not given. */
+export function limitOption(name: string, text: string | undefined): number | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'none') return null;
+  if (!/^\d+$/.test(text)) bad(name, `"${text}" is not a whole number or none`);
+  return Number(text);
+}

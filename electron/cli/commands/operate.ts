@@ -1,20 +1,18 @@
-/** Operator actions: retry, cancel, delete, pause/resume, purge, group limits, queue settings. */
+/** Operator actions: retry, cancel, delete, pause/resume, purge, queue settings. */
 import { Command, Option } from 'commander';
-import { formatDuration, formatRate, parseRate } from '../../../shared/durations.ts';
+import { formatDuration } from '../../../shared/durations.ts';
 import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
 import {
   durationSchema,
   groupNameSchema,
-  groupUpdateSchema,
   parseInput,
   retryFilterSchema,
   settingsUpdateSchema,
   taskIdSchema,
 } from '../../../shared/schemas.ts';
 import type { CliContext } from '../context.ts';
-import { groupTable } from '../format.ts';
 import { canAsk, confirm, describePurge, previewPurge } from '../purge-preview.ts';
-import { duration, namingOptions, type OptionNames } from '../task-options.ts';
+import { duration, limitOption, namingOptions, type OptionNames } from '../task-options.ts';
 
 function ids(list: readonly string[]): number[] {
   return list.map((s, i) => {
@@ -162,54 +160,6 @@ export function purgeCommand(ctx: CliContext): Command {
   });
 }
 
-function limitOption(name: string, text: string | undefined, none: null): number | null | undefined {
-  if (text === undefined) return undefined;
-  if (text === 'none') return none;
-  if (!/^\d+$/.test(text))
-    throw new ValidationError([{ path: name, message: `"${text}" is not a whole number or none` }]);
-  return Number(text);
-}
-
-export function groupCommand(ctx: CliContext): Command {
-  const group = new Command('group').description('per-group limits: concurrency and rate');
-  const set = new Command('set')
-    .description("set a group's limits (the group is created if new)")
-    .argument('<group>', 'group name')
-    .option('-c, --concurrency <n>', 'at most this many running at once across every worker, or none')
-    .option('-r, --rate <N/PERIOD>', 'at most N starts per period: 10/min, 5/s, 30/15m, or none')
-    .addHelpText('after', '\nExample:\n  semaforo group set vendor --concurrency 1 --rate 5/s');
-  set.action(async (name: string, opts: { concurrency?: string; rate?: string }) => {
-    const update: Record<string, unknown> = {};
-    const c = limitOption('--concurrency', opts.concurrency, null);
-    if (c !== undefined) update.concurrency = c;
-    if (opts.rate !== undefined) {
-      try {
-        update.rate = parseRate(opts.rate);
-      } catch (err) {
-        throw new ValidationError([{ path: '--rate', message: (err as Error).message }]);
-      }
-    }
-    if (Object.keys(update).length === 0)
-      throw new ValidationError([{ path: '--concurrency', message: 'give --concurrency and/or --rate' }]);
-    const engine = await ctx.engine(set);
-    const g = await namingOptions(
-      { concurrency: '--concurrency', 'rate.limit': '--rate', 'rate.periodMs': '--rate' },
-      () => engine.updateGroup(groupName(name), parseInput(groupUpdateSchema, update)),
-    );
-    ctx.print(
-      set,
-      g,
-      () => `group ${g.name}: concurrency ${g.concurrency ?? 'none'}, rate ${formatRate(g.rate)}`,
-    );
-  });
-  const list = new Command('list').description('every group with its limits and load');
-  list.action(async () => {
-    const groups = (await (await ctx.engine(list)).stats(0)).groups;
-    ctx.print(list, groups, () => groupTable(groups));
-  });
-  return group.addCommand(set).addCommand(list);
-}
-
 const SETTINGS_OPTION_NAMES: OptionNames = {
   globalConcurrency: '--concurrency',
   retentionDays: '--retention',
@@ -249,7 +199,7 @@ export function settingsCommand(ctx: CliContext): Command {
     }) => {
       const engine = await ctx.engine(cmd);
       const update: Record<string, unknown> = {};
-      const c = limitOption('--concurrency', opts.concurrency, null);
+      const c = limitOption('--concurrency', opts.concurrency);
       if (c === null)
         throw new ValidationError([{ path: '--concurrency', message: 'the global limit cannot be none' }]);
       if (c !== undefined) update.globalConcurrency = c;
