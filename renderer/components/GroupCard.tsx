@@ -1,3 +1,5 @@
+import { learnedOf, learnedRate, learnedText } from '../../shared/adaptive-view.ts';
+import { formatRate } from '../../shared/durations.ts';
 import type { GroupInfo } from '../../shared/domain.ts';
 import { formatCount, perPeriod, relativeTime } from '../state/format.ts';
 
@@ -7,9 +9,12 @@ export function groupLoadText(g: GroupInfo): { running: string; rate: string } {
     g.concurrency === null
       ? `${formatCount(g.counts.running)} running (no group limit)`
       : `${g.counts.running} / ${g.concurrency} running`;
-  const rate = g.rate
-    ? `${g.rateUsed} of ${g.rate.limit} ${perPeriod(g.rate.periodMs)} used`
-    : 'no rate limit';
+  const learned = learnedOf(g);
+  const rate = !g.rate
+    ? 'no rate limit'
+    : learned?.rate
+      ? `adaptive, ${learnedRate(learned.rate.now, g.rate)} of ${formatRate(g.rate)}`
+      : `${g.rateUsed} of ${g.rate.limit} ${perPeriod(g.rate.periodMs)} used`;
   return { running, rate };
 }
 
@@ -17,6 +22,7 @@ export function GroupCard({ group, now }: { group: GroupInfo; now: number }) {
   const { running, rate } = groupLoadText(group);
   const waiting = group.counts.pending + group.counts.retrying;
   const blocked = group.blockedUntil !== null && group.blockedUntil > now;
+  const learned = learnedOf(group);
   return (
     <article className="group-card" aria-label={`Group ${group.name}`}>
       <header>
@@ -34,6 +40,11 @@ export function GroupCard({ group, now }: { group: GroupInfo; now: number }) {
         {formatCount(waiting)} waiting · {formatCount(group.counts.failed)} failed ·{' '}
         {formatCount(group.counts.done)} done
       </p>
+      {learned?.lowered && (
+        <p className="tone-amber">
+          <span aria-hidden="true">↓</span> adaptive limit lowered: {learnedText(learned)}
+        </p>
+      )}
       {blocked && (
         <p className="tone-amber">
           <span aria-hidden="true">↻</span> slowed down by the server: starts again{' '}

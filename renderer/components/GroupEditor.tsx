@@ -106,6 +106,14 @@ export function GroupEditor({ group, onSaved }: { group: GroupInfo | null; onSav
           onChange={(e) => setFields({ ...fields, rate: e.target.value })}
         />
       </Field>
+      <label className="check-field">
+        <input
+          type="checkbox"
+          checked={fields.adaptive}
+          onChange={(e) => setFields({ ...fields, adaptive: e.target.checked })}
+        />{' '}
+        Learn the vendor&apos;s limit (adaptive): the limits above become caps; a 429 lowers them
+      </label>
       <div className="button-row">
         <button type="submit" className="primary" disabled={busy || !dirty}>
           {group ? 'Save' : 'Add group'}

@@ -2,6 +2,7 @@ import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorState } from '../components/ErrorState.tsx';
 import { groupLoadText } from '../components/GroupCard.tsx';
 import { GroupEditor } from '../components/GroupEditor.tsx';
+import { LearnedLimit } from '../components/LearnedLimit.tsx';
 import { LoadingState } from '../components/LoadingState.tsx';
 import { PauseButton } from '../components/PauseButton.tsx';
 import { formatCount } from '../state/format.ts';
@@ -40,8 +41,9 @@ export function GroupsScreen() {
                   <PauseButton paused={g.paused} group={g.name} onDone={stats.reload} />
                 </span>
               </header>
+              <LearnedLimit group={g} now={Date.now()} onReset={stats.reload} />
               <GroupEditor
-                key={`${g.name}:${g.concurrency}:${JSON.stringify(g.rate)}`}
+                key={`${g.name}:${g.concurrency}:${JSON.stringify(g.rate)}:${g.adaptive !== null}`}
                 group={g}
                 onSaved={stats.reload}
               />

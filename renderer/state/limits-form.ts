@@ -44,12 +44,15 @@ function collect(
 export interface GroupFields {
   concurrency: string;
   rate: string;
+  /** the limits are caps, and the group learns the vendor's real limit under them */
+  adaptive: boolean;
 }
 
 export function groupFields(g: GroupInfo | null): GroupFields {
   return {
     concurrency: g?.concurrency === null || g === null ? '' : String(g.concurrency),
     rate: g?.rate ? formatRate(g.rate) : '',
+    adaptive: g?.adaptive != null,
   };
 }
 
@@ -57,14 +60,17 @@ export function groupUpdateFrom(f: GroupFields): { update: GroupUpdate; messages
   const messages: Messages = {};
   const update: Record<string, unknown> = {};
   update.concurrency = f.concurrency.trim() === '' ? null : numberish(f.concurrency);
-  if (f.rate.trim() === '') update.rate = null;
-  else {
+  // Blank on an adaptive group: the rate cap it has, or for a new one the default cap.
+  if (f.rate.trim() === '') {
+    if (!f.adaptive) update.rate = null;
+  } else {
     try {
       update.rate = parseRate(f.rate);
     } catch (err) {
       messages.rate = (err as Error).message;
     }
   }
+  update.adaptive = f.adaptive;
   collect(groupUpdateSchema, update, messages);
   return { update: update as GroupUpdate, messages };
 }

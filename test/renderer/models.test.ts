@@ -139,12 +139,22 @@ describe('New task form model', () => {
 
 describe('limits forms', () => {
   it('reads rates as people type them and blanks as "no limit"', () => {
-    expect(groupUpdateFrom({ concurrency: '2', rate: '10/min' }).update).toEqual({
+    expect(groupUpdateFrom({ concurrency: '2', rate: '10/min', adaptive: false }).update).toEqual({
       concurrency: 2,
       rate: { limit: 10, periodMs: 60_000 },
+      adaptive: false,
     });
-    expect(groupUpdateFrom({ concurrency: '', rate: '' }).update).toEqual({ concurrency: null, rate: null });
-    expect(groupUpdateFrom({ concurrency: '0', rate: 'fast' }).messages).toEqual({
+    expect(groupUpdateFrom({ concurrency: '', rate: '', adaptive: false }).update).toEqual({
+      concurrency: null,
+      rate: null,
+      adaptive: false,
+    });
+    // an adaptive group keeps its rate cap (a new one gets the default)
+    expect(groupUpdateFrom({ concurrency: '', rate: '', adaptive: true }).update).toEqual({
+      concurrency: null,
+      adaptive: true,
+    });
+    expect(groupUpdateFrom({ concurrency: '0', rate: 'fast', adaptive: false }).messages).toEqual({
       concurrency: 'must be an integer from 1 to 10000',
       rate: expect.stringMatching(/"fast" is not a rate/),
     });
