@@ -72,7 +72,7 @@ describe.skipIf(!hasChromium)('an adaptive group on the dashboard', () => {
     const { db, page } = await open({ before: async (db) => learnedQueue(db) });
     await go(page, 'Groups');
     const learned = page.getByLabel('What group vendor learned');
-    await learned.getByText('Learned: 2 of 4 running, 32/s of 50/s').waitFor();
+    await learned.getByText('Learned: 1 of 4 running, 25/s of 50/s').waitFor();
     await learned.getByText(/Last throttled .*: GET api\.vendor\.test\/items -> 429/).waitFor();
     await learned.getByRole('img', { name: /Learned rate of group vendor over time/ }).waitFor();
     await screenshot(page, 'groups-adaptive');

@@ -16,7 +16,7 @@
 import type { RateLimit } from '../../../shared/domain.ts';
 
 export const ADAPTIVE = {
-  decrease: 0.8,
+  decrease: 0.7,
   /** a cut ignores further throttles for this long at least (and two start intervals) */
   holdoffMs: 1000,
   growFarPerS: 0.1,
