@@ -3,7 +3,7 @@
  * dashboard's group view, "why is this waiting"). Pure: from the GroupInfo a face already read.
  */
 import type { GroupInfo, RateLimit } from './domain.ts';
-import { formatDuration, formatRate } from './durations.ts';
+import { formatRate } from './durations.ts';
 
 const round = (n: number) => (n >= 10 ? String(Math.round(n)) : String(Math.round(n * 10) / 10));
 
@@ -42,9 +42,4 @@ export function learnedText(l: Learned): string {
   if (l.rate && l.rate.now < l.rate.cap.limit - 0.05)
     parts.push(`${learnedRate(l.rate.now, l.rate.cap)} of ${formatRate(l.rate.cap)}`);
   return parts.length === 0 ? 'at its caps' : parts.join(', ');
-}
-
-/** The spacing of starts at a learned rate: `294ms`. */
-export function startSpacing(rate: number, cap: RateLimit): string {
-  return formatDuration(Math.ceil(cap.periodMs / rate));
 }

@@ -132,6 +132,8 @@ export interface GroupInfo {
   counts: StatusCounts;
   /** Task starts in the current rate window (0 when the group has no rate limit). */
   rateUsed: number;
+  /** Starts allowed at once within `rate`; null: evenly spaced (one every period / limit). */
+  burst: number | null;
   /** When the rate window has room again, if it has none now (null otherwise). */
   rateFreeAt: number | null;
   /** What an adaptive group learned under its caps (concurrency, rate); null: not adaptive. */

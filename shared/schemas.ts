@@ -191,6 +191,8 @@ export const groupUpdateSchema = z.strictObject({
     .optional(),
   rate: z.union([rateLimitSchema, z.null()]).optional(),
   paused: z.boolean({ error: 'must be true or false' }).optional(),
+  /** starts allowed at once within the rate; null: evenly spaced (the default with a new rate) */
+  burst: z.union([intIn(1, LIMITS.rate.maxLimit), z.null()]).optional(),
   /** learn the effective limits under the configured ones (caps) from throttles */
   adaptive: z.boolean({ error: 'must be true or false' }).optional(),
   /** forget what an adaptive group learned: start again from its caps */

@@ -9,7 +9,7 @@
  * a worker that has its kind claims it.
  */
 import type { Stats, Task } from './domain.ts';
-import { learnedOf, learnedText, startSpacing } from './adaptive-view.ts';
+import { learnedOf, learnedText } from './adaptive-view.ts';
 import { formatDuration, formatRate } from './durations.ts';
 
 export const WAIT_CODES = [
@@ -104,32 +104,39 @@ export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
       message: `group ${task.group} is full (${group.counts.running} of ${group.concurrency} running)`,
       short: `group full ${group.counts.running}/${group.concurrency}`,
     };
+  // the applied rate (spaced, or learned) has no room until rateFreeAt
+  const rateFull = group?.rateFreeAt != null && group.rateFreeAt > now;
   const learned = group ? learnedOf(group) : null;
   if (group && learned?.lowered) {
     const c = learned.concurrency;
-    const full = c !== null && group.counts.running >= c.now;
-    if (full || learned.rate !== null) {
-      const spacing =
-        learned.rate && !full ? `; one start every ${startSpacing(learned.rate.now, learned.rate.cap)}` : '';
+    const full = c !== null && c.now < c.cap && group.counts.running >= c.now;
+    const spaced = learned.rate !== null && learned.rate.now < learned.rate.cap.limit - 0.05 && rateFull;
+    if (full || spaced) {
+      const next = spaced && !full ? `; next start ${inTime(group.rateFreeAt! - now)}` : '';
       return {
         code: 'adaptive-lowered',
         message:
           `group ${task.group}'s adaptive limit is lowered after throttles: ${learnedText(learned)}` +
-          (c !== null ? ` (${group.counts.running} running)` : '') +
-          spacing,
+          (full ? ` (${group.counts.running} running)` : '') +
+          next,
         short: full ? `adaptive ${c.now}/${c.cap}` : 'adaptive rate lowered',
+        ...(spaced && !full && { until: group.rateFreeAt! }),
       };
     }
   }
-  if (group?.rate && !group.adaptive && group.rateUsed >= group.rate.limit)
+  if (group?.rate && rateFull) {
+    const r = group.rate;
+    const how =
+      group.burst !== null && group.burst > 1 && !group.adaptive
+        ? `bursts of ${Math.min(group.burst, r.limit)}`
+        : `evenly spaced, one every ${formatDuration(Math.ceil(r.periodMs / r.limit))}`;
     return {
       code: 'rate-window',
-      message:
-        `group ${task.group} used its rate (${formatRate(group.rate)}: ${group.rateUsed} started in the window)` +
-        (group.rateFreeAt !== null ? `: next start ${inTime(group.rateFreeAt - now)}` : ''),
-      short: `rate ${formatRate(group.rate)} used`,
-      ...(group.rateFreeAt !== null && { until: group.rateFreeAt }),
+      message: `group ${task.group} is at its rate (${formatRate(r)}, ${how}): next start ${inTime(group.rateFreeAt! - now)}`,
+      short: `rate ${formatRate(r)} used`,
+      until: group.rateFreeAt!,
     };
+  }
   if (ctx.kinds && !ctx.kinds.includes(task.kind))
     return {
       code: 'no-worker',

@@ -1,7 +1,7 @@
 /** Human output of `group list` and `group show`, limits learned by adaptive groups included. */
 import { learnedOf, learnedRate, learnedText } from '../../shared/adaptive-view.ts';
 import type { GroupInfo, LimitPoint } from '../../shared/domain.ts';
-import { formatRate } from '../../shared/durations.ts';
+import { formatDuration, formatRate } from '../../shared/durations.ts';
 import { relativeTime, table } from './format.ts';
 
 function concurrencyCell(g: GroupInfo): string {
@@ -15,7 +15,8 @@ function concurrencyCell(g: GroupInfo): string {
 function rateCell(g: GroupInfo): string {
   if (!g.rate) return 'none';
   const l = learnedOf(g);
-  if (l === null) return `${formatRate(g.rate)} (${g.rateUsed} used)`;
+  const burst = g.burst !== null && g.burst > 1 ? `, burst ${Math.min(g.burst, g.rate.limit)}` : '';
+  if (l === null) return `${formatRate(g.rate)}${burst} (${g.rateUsed} used)`;
   return l.rate && l.lowered && l.rate.now < g.rate.limit - 0.05
     ? `${learnedRate(l.rate.now, g.rate)} of ${formatRate(g.rate)}`
     : formatRate(g.rate);
@@ -55,11 +56,20 @@ export function sparkline(points: readonly LimitPoint[], cap: number, width = 40
   return rates.map((r) => BARS[Math.min(BARS.length - 1, Math.floor((r / cap) * BARS.length))]).join('');
 }
 
+/** How the rate's starts are spread: `, one start every 200ms` or `, in bursts of 5`. */
+function spacing(g: GroupInfo): string {
+  if (!g.rate) return '';
+  if (g.burst !== null && g.burst > 1) return `, in bursts of ${Math.min(g.burst, g.rate.limit)}`;
+  return g.adaptive
+    ? ', evenly spaced'
+    : `, one start every ${formatDuration(Math.ceil(g.rate.periodMs / g.rate.limit))}`;
+}
+
 export function groupDetail(g: GroupInfo, now: number): string {
   const lines = [
     `group ${g.name}`,
     `  concurrency  ${g.concurrency ?? 'none'}${g.adaptive ? ' (cap)' : ''}`,
-    `  rate         ${formatRate(g.rate)}${g.adaptive && g.rate ? ' (cap)' : ''}`,
+    `  rate         ${formatRate(g.rate)}${g.adaptive && g.rate ? ' (cap)' : ''}${spacing(g)}`,
     `  state        ${stateCell(g, now)}`,
   ];
   const l = learnedOf(g);

@@ -106,6 +106,20 @@ export function GroupEditor({ group, onSaved }: { group: GroupInfo | null; onSav
           onChange={(e) => setFields({ ...fields, rate: e.target.value })}
         />
       </Field>
+      <Field
+        id={`${id}-burst`}
+        label="Burst"
+        hint="at once within the rate; empty: evenly spaced"
+        message={messages.burst}
+      >
+        <input
+          {...describedBy(`${id}-burst`, messages.burst, 'at once within the rate; empty: evenly spaced')}
+          inputMode="numeric"
+          value={fields.burst}
+          placeholder="spaced"
+          onChange={(e) => setFields({ ...fields, burst: e.target.value })}
+        />
+      </Field>
       <label className="check-field">
         <input
           type="checkbox"

@@ -43,7 +43,7 @@ export function GroupsScreen() {
               </header>
               <LearnedLimit group={g} now={Date.now()} onReset={stats.reload} />
               <GroupEditor
-                key={`${g.name}:${g.concurrency}:${JSON.stringify(g.rate)}:${g.adaptive !== null}`}
+                key={`${g.name}:${g.concurrency}:${JSON.stringify(g.rate)}:${g.burst}:${g.adaptive !== null}`}
                 group={g}
                 onSaved={stats.reload}
               />

@@ -44,6 +44,8 @@ function collect(
 export interface GroupFields {
   concurrency: string;
   rate: string;
+  /** starts of the rate allowed at once; blank: evenly spaced */
+  burst: string;
   /** the limits are caps, and the group learns the vendor's real limit under them */
   adaptive: boolean;
 }
@@ -52,6 +54,7 @@ export function groupFields(g: GroupInfo | null): GroupFields {
   return {
     concurrency: g?.concurrency === null || g === null ? '' : String(g.concurrency),
     rate: g?.rate ? formatRate(g.rate) : '',
+    burst: g?.burst != null && g.rate ? String(g.burst) : '',
     adaptive: g?.adaptive != null,
   };
 }
@@ -70,6 +73,7 @@ export function groupUpdateFrom(f: GroupFields): { update: GroupUpdate; messages
       messages.rate = (err as Error).message;
     }
   }
+  update.burst = f.burst.trim() === '' ? null : numberish(f.burst);
   update.adaptive = f.adaptive;
   collect(groupUpdateSchema, update, messages);
   return { update: update as GroupUpdate, messages };

@@ -66,9 +66,51 @@ describe.each(backends)('claim limits on $name', (backend) => {
     expect(names(await claim(store, B, 10, 21))).toEqual(['slow-2']);
   });
 
-  it('starts at most `limit` tasks of a rate-limited group in any window, and wakes when one frees', async () => {
+  it('spaces the starts of a rate-limited group evenly, counts them for the faces, and wakes for the next', async () => {
+    const { store, connect } = await freshQueue(backend);
+    const other = await connect();
+    const set = await store.updateGroup('api', { rate: { limit: 4, periodMs: 1000 } });
+    expect(set.burst).toBeNull();
+    await store.enqueue(tasks(12, { group: 'api' }), 0);
+    // 4 a second is one start every 250 ms, whichever connection claims
+    expect(await claim(store, A, 10, 10_000)).toHaveLength(1);
+    const early = await other.tick({
+      now: () => 10_100,
+      worker: B,
+      leaseMs: LEASE_MS,
+      finishes: [],
+      claimMax: 10,
+    });
+    expect(early.claimed).toEqual([]);
+    // (a store several hosts share judges it on the database's clock: within a ms)
+    expect(Math.abs(early.nextWakeAt! - 10_250)).toBeLessThanOrEqual(1);
+    expect(await claim(other, B, 10, 10_250)).toHaveLength(1);
+    const api = (await store.stats(10_300, 0)).groups.find((g) => g.name === 'api')!;
+    expect(api.rateUsed).toBe(2);
+    expect(Math.abs(api.rateFreeAt! - 10_500)).toBeLessThanOrEqual(1);
+    const starts = [10_000, 10_250];
+    for (let t = 10_260; t < 12_000; t += 10) if ((await claim(store, A, 10, t)).length > 0) starts.push(t);
+    for (let i = 0; i + 4 < starts.length; i++)
+      expect(starts[i + 4]! - starts[i]!).toBeGreaterThanOrEqual(1000);
+    expect(starts.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('lets a burst start at once, and still never more than the rate in any period', async () => {
+    const { store } = await freshQueue(backend, 100);
+    // 2 at once of 5 a second: by bursts alone a second could hold 6
+    await store.updateGroup('api', { rate: { limit: 5, periodMs: 1000 }, burst: 2 });
+    await store.enqueue(tasks(30, { group: 'api' }), 0);
+    expect(await claim(store, A, 10, 10_000)).toHaveLength(2);
+    const starts = [10_000, 10_000];
+    for (let t = 10_010; t < 13_000; t += 10) for (const _ of await claim(store, A, 10, t)) starts.push(t);
+    for (let i = 0; i + 5 < starts.length; i++)
+      expect(starts[i + 5]! - starts[i]!).toBeGreaterThanOrEqual(1000);
+    expect(starts.length).toBeGreaterThanOrEqual(14);
+  });
+
+  it('starts at most `limit` tasks of a rate-limited group in any window with a whole burst, and wakes when one frees', async () => {
     const { store } = await freshQueue(backend);
-    await store.updateGroup('api', { rate: { limit: 2, periodMs: 1000 } });
+    await store.updateGroup('api', { rate: { limit: 2, periodMs: 1000 }, burst: 2 });
     await store.enqueue(tasks(5, { group: 'api' }), 0);
     const first = await claim(store, A, 10, 10_000);
     expect(first).toHaveLength(2);

@@ -20,7 +20,6 @@ function simulate(limitAt: (t: number) => number, jitter: number, durationMs: nu
   const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   let s = initialState({ concurrency: null, rate: caps.rate });
   const c: AdaptiveCaps = { concurrency: null, rate: caps.rate };
-  let lastStart = -Infinity;
   let lastLetThrough = -Infinity;
   const answers: { at: number; ok: boolean }[] = [];
   const sent: { at: number; ok: boolean }[] = [];
@@ -29,8 +28,10 @@ function simulate(limitAt: (t: number) => number, jitter: number, durationMs: nu
     for (const a of answers.filter((x) => x.at <= t))
       s = adapt(s, c, { successes: a.ok ? 1 : 0, throttles: a.ok ? 0 : 1 }, t);
     answers.splice(0, answers.length, ...answers.filter((x) => x.at > t));
-    if (t - lastStart >= effectiveLimits(s, c).rate!.periodMs) {
-      lastStart = t;
+    // the claim: as many as the applied window has room for (a few at once above 10/s)
+    const rate = effectiveLimits(s, c).rate!;
+    let room = rate.limit - sent.filter((x) => x.at > t - rate.periodMs).length;
+    for (; room > 0; room--) {
       const arrives = t + random() * jitter;
       const ok = arrives - lastLetThrough >= 1000 / limitAt(t);
       if (ok) lastLetThrough = arrives;
@@ -53,7 +54,7 @@ describe('the adaptive limit', () => {
   it('starts at the caps and spaces the rate evenly', () => {
     const s = initialState(caps);
     expect(s).toMatchObject({ concurrency: 8, rate: 50, ceiling: null });
-    expect(effectiveLimits(s, caps)).toEqual({ concurrency: 8, rate: { limit: 1, periodMs: 20 } });
+    expect(effectiveLimits(s, caps)).toEqual({ concurrency: 8, rate: { limit: 5, periodMs: 100 } });
     expect(isLowered(s, caps)).toBe(false);
     // 3 per second is one start every 334 ms: no 1 s window ever holds four
     expect(effectiveLimits({ ...s, rate: 3 }, caps).rate).toEqual({ limit: 1, periodMs: 334 });
@@ -95,7 +96,7 @@ describe('the adaptive limit', () => {
   it('keeps what it learned within lowered caps', () => {
     const s: AdaptiveState = { concurrency: 6, rate: 30, ceiling: 31, decreasedAt: 0, grownAt: 0 };
     const lower: AdaptiveCaps = { concurrency: 4, rate: { limit: 20, periodMs: 1000 } };
-    expect(effectiveLimits(s, lower)).toEqual({ concurrency: 4, rate: { limit: 1, periodMs: 50 } });
+    expect(effectiveLimits(s, lower)).toEqual({ concurrency: 4, rate: { limit: 2, periodMs: 100 } });
   });
 
   it('finds a 4/s limit it was not told: under 5% throttled, at least 80% of the limit', () => {

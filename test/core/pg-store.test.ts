@@ -103,7 +103,7 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     const onTime = await open(schema);
     const skewed = await open(schema, { hostClock: ahead });
     await onTime.updateSettings({ globalConcurrency: 50 });
-    await onTime.updateGroup('api', { rate: { limit: 2, periodMs: 60_000 } });
+    await onTime.updateGroup('api', { rate: { limit: 2, periodMs: 60_000 }, burst: 2 });
     await onTime.enqueue(tasks(6, { group: 'api' }), 0);
 
     expect(await claim(onTime, A, 10, Date.now())).toHaveLength(2);
@@ -144,7 +144,7 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     const onTime = await open(schema);
     const skewed = await open(schema, { hostClock: ahead });
     await onTime.updateSettings({ globalConcurrency: 50 });
-    await onTime.updateGroup('api', { rate: { limit: 5, periodMs: 1000 } });
+    await onTime.updateGroup('api', { rate: { limit: 5, periodMs: 1000 }, burst: 5 });
     await onTime.enqueue(tasks(20, { group: 'api' }), 0);
     const started = Date.now();
     expect(await claim(onTime, A, 10, started)).toHaveLength(5);

@@ -273,7 +273,7 @@ describe('store', () => {
     again.close();
   });
 
-  it('moves a schema 1 file to schema 3 in place: schedules and groups keep everything, not adaptive', () => {
+  it('moves a schema 1 file to schema 3 in place: schedules and groups keep everything, bursts too', () => {
     const file = path.join(tempDir(), 'q.db');
     const v1 = new Database(file);
     v1.exec(SCHEMA_V1);
@@ -290,6 +290,8 @@ describe('store', () => {
     expect(store.stats(Date.now(), 0).groups.find((g) => g.name === 'api')).toMatchObject({
       concurrency: 2,
       rate: { limit: 5, periodMs: 1000 },
+      // set before starts were spaced: it keeps its bursts
+      burst: 5,
       adaptive: null,
     });
     expect(store.schedules.get('beat')).toMatchObject({

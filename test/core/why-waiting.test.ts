@@ -45,6 +45,7 @@ function ctx(group: Partial<GroupInfo> = {}, over: { running?: number; paused?: 
     counts: { ...none },
     rateUsed: 0,
     rateFreeAt: null,
+    burst: null,
     adaptive: null,
     ...group,
   };
@@ -103,15 +104,16 @@ describe('why a task waits', () => {
       ],
       [
         task(),
-        ctx({ rate: { limit: 5, periodMs: 1000 }, rateUsed: 5 }),
+        ctx({ rate: { limit: 5, periodMs: 1000 }, rateUsed: 1, rateFreeAt: NOW + 150 }),
         'rate-window',
-        'group vendor used its rate (5/s: 5 started in the window)',
+        'group vendor is at its rate (5/s, evenly spaced, one every 200ms): next start in 150ms',
+        NOW + 150,
       ],
       [
         task(),
-        ctx({ rate: { limit: 5, periodMs: 1000 }, rateUsed: 5, rateFreeAt: NOW + 400 }),
+        ctx({ rate: { limit: 5, periodMs: 1000 }, burst: 5, rateUsed: 5, rateFreeAt: NOW + 400 }),
         'rate-window',
-        'group vendor used its rate (5/s: 5 started in the window): next start in 400ms',
+        'group vendor is at its rate (5/s, bursts of 5): next start in 400ms',
         NOW + 400,
       ],
       [
@@ -138,5 +140,39 @@ describe('why a task waits', () => {
   it("does not count a run's own reservation as a reason for that run", () => {
     const t = task({ reservedFor: 'run@host:42:ab' });
     expect(whyWaiting(t, { ...ctx({}, { running: 3 }), holder: 'run@host:42:ab' })?.code).toBe('global-full');
+  });
+
+  it('blames an adaptive limit only when it is what holds the task', () => {
+    const learned = (concurrency: number, rate: number) => ({
+      concurrency,
+      rate,
+      ceiling: null,
+      lastThrottleAt: null,
+      lastThrottle: null,
+      history: [],
+    });
+    const adaptive = (over: Partial<GroupInfo>) =>
+      ctx({ concurrency: 8, rate: { limit: 50, periodMs: 1000 }, adaptive: learned(2, 50), ...over });
+    const running = (n: number) => ({ counts: { ...none, running: n } });
+    expect(whyWaiting(task(), adaptive(running(2)))).toMatchObject({
+      code: 'adaptive-lowered',
+      message: "group vendor's adaptive limit is lowered after throttles: 2 of 8 running (2 running)",
+      short: 'adaptive 2/8',
+    });
+    // lowered, but nothing of it is used: the task is free to start
+    expect(whyWaiting(task(), adaptive(running(0)))?.code).toBe('ready');
+    expect(whyWaiting(task(), { ...adaptive(running(0)), kinds: ['shell'] })?.code).toBe('no-worker');
+    // a lowered rate whose next start is due later
+    const slow = { adaptive: learned(8, 35), rateFreeAt: NOW + 30 };
+    expect(whyWaiting(task(), adaptive(slow))).toMatchObject({
+      code: 'adaptive-lowered',
+      message: "group vendor's adaptive limit is lowered after throttles: 35/s of 50/s; next start in 30ms",
+      until: NOW + 30,
+    });
+    expect(whyWaiting(task(), adaptive({ ...slow, rateFreeAt: null }))?.code).toBe('ready');
+    // at its caps, waiting for its spacing: the rate, not the learning
+    expect(whyWaiting(task(), adaptive({ adaptive: learned(8, 50), rateFreeAt: NOW + 20 }))?.code).toBe(
+      'rate-window',
+    );
   });
 });

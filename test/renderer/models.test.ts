@@ -139,22 +139,25 @@ describe('New task form model', () => {
 
 describe('limits forms', () => {
   it('reads rates as people type them and blanks as "no limit"', () => {
-    expect(groupUpdateFrom({ concurrency: '2', rate: '10/min', adaptive: false }).update).toEqual({
+    expect(groupUpdateFrom({ concurrency: '2', rate: '10/min', burst: '', adaptive: false }).update).toEqual({
       concurrency: 2,
       rate: { limit: 10, periodMs: 60_000 },
+      burst: null,
       adaptive: false,
     });
-    expect(groupUpdateFrom({ concurrency: '', rate: '', adaptive: false }).update).toEqual({
+    expect(groupUpdateFrom({ concurrency: '', rate: '', burst: '', adaptive: false }).update).toEqual({
       concurrency: null,
       rate: null,
+      burst: null,
       adaptive: false,
     });
     // an adaptive group keeps its rate cap (a new one gets the default)
-    expect(groupUpdateFrom({ concurrency: '', rate: '', adaptive: true }).update).toEqual({
+    expect(groupUpdateFrom({ concurrency: '', rate: '', burst: '', adaptive: true }).update).toEqual({
       concurrency: null,
+      burst: null,
       adaptive: true,
     });
-    expect(groupUpdateFrom({ concurrency: '0', rate: 'fast', adaptive: false }).messages).toEqual({
+    expect(groupUpdateFrom({ concurrency: '0', rate: 'fast', burst: '', adaptive: false }).messages).toEqual({
       concurrency: 'must be an integer from 1 to 10000',
       rate: expect.stringMatching(/"fast" is not a rate/),
     });

@@ -13,6 +13,7 @@ const groupName = (name: string) => parseInput(groupNameSchema, name, 'group');
 interface SetOptions {
   concurrency?: string;
   rate?: string;
+  burst?: string;
   adaptive?: boolean;
 }
 
@@ -27,16 +28,23 @@ function updateOf(opts: SetOptions): Record<string, unknown> {
       throw new ValidationError([{ path: '--rate', message: (err as Error).message }]);
     }
   }
+  const burst = limitOption('--burst', opts.burst);
+  if (burst !== undefined) update.burst = burst;
   if (opts.adaptive !== undefined) update.adaptive = opts.adaptive;
   if (Object.keys(update).length === 0)
     throw new ValidationError([
-      { path: '--concurrency', message: 'give --concurrency, --rate and/or --adaptive (or --no-adaptive)' },
+      {
+        path: '--concurrency',
+        message: 'give --concurrency, --rate, --burst and/or --adaptive (or --no-adaptive)',
+      },
     ]);
   return update;
 }
 
 function setLine(g: GroupInfo): string {
-  const limits = `concurrency ${g.concurrency ?? 'none'}, rate ${formatRate(g.rate)}`;
+  const burst =
+    g.rate && g.burst !== null && g.burst > 1 ? ` in bursts of ${Math.min(g.burst, g.rate.limit)}` : '';
+  const limits = `concurrency ${g.concurrency ?? 'none'}, rate ${formatRate(g.rate)}${burst}`;
   return g.adaptive ? `group ${g.name}: adaptive under the caps ${limits}` : `group ${g.name}: ${limits}`;
 }
 
@@ -58,7 +66,11 @@ export function groupCommand(ctx: CliContext): Command {
     .description("set a group's limits (the group is created if new)")
     .argument('<group>', 'group name')
     .option('-c, --concurrency <n>', 'at most this many running at once across every worker, or none')
-    .option('-r, --rate <N/PERIOD>', 'at most N starts per period: 10/min, 5/s, 30/15m, or none')
+    .option(
+      '-r, --rate <N/PERIOD>',
+      'at most N starts per period, evenly spaced (5/s: one every 200ms): 10/min, 5/s, 30/15m, or none',
+    )
+    .option('--burst <n>', 'let up to n of the rate start at once (then wait for them), or none (spaced)')
     .option(
       '--adaptive',
       'learn the real limit from throttles (429/503, exit 75, ...): the limits become caps (rate cap 50/s if none)',
@@ -73,7 +85,7 @@ export function groupCommand(ctx: CliContext): Command {
     const update = updateOf(opts);
     const engine = await ctx.engine(set);
     const g = await namingOptions(
-      { concurrency: '--concurrency', 'rate.limit': '--rate', 'rate.periodMs': '--rate' },
+      { concurrency: '--concurrency', 'rate.limit': '--rate', 'rate.periodMs': '--rate', burst: '--burst' },
       () => engine.updateGroup(groupName(name), parseInput(groupUpdateSchema, update)),
     );
     ctx.print(set, g, () => setLine(g));

@@ -14,6 +14,7 @@
  * Pure: times are the queue clock's, handed in by the store that records the outcomes.
  */
 import type { RateLimit } from '../../../shared/domain.ts';
+import { spacedRate } from './rate-limit.ts';
 
 export const ADAPTIVE = {
   decrease: 0.7,
@@ -132,10 +133,7 @@ export function effectiveLimits(
   const w = withinCaps(s, caps);
   return {
     concurrency: w.concurrency === null ? caps.concurrency : Math.max(1, Math.floor(w.concurrency)),
-    rate:
-      caps.rate === null || w.rate === null
-        ? caps.rate
-        : { limit: 1, periodMs: Math.ceil(caps.rate.periodMs / w.rate) },
+    rate: caps.rate === null ? null : spacedRate(w.rate ?? caps.rate.limit, caps.rate.periodMs, null),
   };
 }
 

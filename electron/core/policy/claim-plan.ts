@@ -8,6 +8,7 @@
  *     room = plan.groupRoom(group, running)          // pause, cool-down, concurrency
  *     if room > 0 and the group is rate-limited:     // the store reads its start log
  *       room = plan.rateRoom(group, used, oldest)
+ *       (and plan.capRoom over plan.capWindowStart, where that is not null)
  *     if room > 0: plan.offer(group.name, room, candidates read with LIMIT room)
  *   plan.choose()                                    // ids to take, in claim order
  *   plan.wakeAt                                      // when to tick again (host clock)
@@ -24,7 +25,15 @@ import { rateRoom } from './rate-limit.ts';
 export interface ClaimGroup {
   name: string;
   concurrency: number | null;
+  /** the rate as applied: evenly spaced or in the bursts asked for (rate-limit.ts spacedRate) */
   rate: RateLimit | null;
+  /**
+   * the configured window, checked as well where the applied one alone could exceed it (a burst
+   * that does not divide the limit: 2 at once of 5/s would let 6 into some second)
+   */
+  rateCap?: RateLimit | null;
+  /** how long the start log is kept for the faces (the configured period), if longer */
+  keepStartsMs?: number | null;
   paused: boolean;
   /** a Retry-After cool-down ends then (queue clock) */
   blockedUntil: number | null;
@@ -92,8 +101,22 @@ export class ClaimPlan {
    * its oldest start leaves it.
    */
   rateRoom(g: ClaimGroup, room: number, used: number, oldest: number | null): number {
-    if (g.rate === null) return room;
-    const r = rateRoom(g.rate, used, oldest, this.input.queueNow);
+    return this.windowRoom(g.rate, room, used, oldest);
+  }
+
+  /** The start of a group's configured window where it is checked too (`rateCap`), or null. */
+  capWindowStart(g: ClaimGroup): number | null {
+    return g.rateCap ? this.input.queueNow - g.rateCap.periodMs : null;
+  }
+
+  /** `room` cut to the configured window (`rateCap`), as rateRoom does to the applied one. */
+  capRoom(g: ClaimGroup, room: number, used: number, oldest: number | null): number {
+    return this.windowRoom(g.rateCap ?? null, room, used, oldest);
+  }
+
+  private windowRoom(rate: RateLimit | null, room: number, used: number, oldest: number | null): number {
+    if (rate === null) return room;
+    const r = rateRoom(rate, used, oldest, this.input.queueNow);
     if (r.room <= 0) {
       if (r.freeAt !== null) this.wakeNoLaterThan(this.toHost(r.freeAt));
       return 0;
@@ -104,6 +127,12 @@ export class ClaimPlan {
   /** The start of a group's rate window, for the store's read of its start log (queue clock). */
   windowStart(g: ClaimGroup): number | null {
     return g.rate === null ? null : this.input.queueNow - g.rate.periodMs;
+  }
+
+  /** Starts at or before this are of no use any more, to the claim or the faces (queue clock). */
+  pruneBefore(g: ClaimGroup): number | null {
+    if (g.rate === null) return null;
+    return this.input.queueNow - Math.max(g.rate.periodMs, g.keepStartsMs ?? 0);
   }
 
   /** A group may start up to `room`; `ready` are its best candidates (at most `room` of them). */

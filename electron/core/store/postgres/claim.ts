@@ -35,12 +35,16 @@ interface GroupLimits {
   concurrency: number | null;
   rate_limit: number | null;
   rate_period_ms: number | null;
+  rate_burst: number | null;
   paused: boolean;
   blocked_until: number | null;
   adaptive: boolean;
   eff_concurrency: number | null;
   eff_rate: number | null;
 }
+
+const WINDOW_STARTS =
+  'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = $1 AND started_at > $2';
 
 export interface ClaimInput {
   now: number;
@@ -118,7 +122,7 @@ export async function claimReady(
   const rateLimited = new Set<string>();
   // Only groups with something waiting can yield a candidate: the rest cost nothing per tick.
   const groups = await q.query<GroupLimits>(
-    `SELECT name, concurrency, rate_limit, rate_period_ms, paused, blocked_until,
+    `SELECT name, concurrency, rate_limit, rate_period_ms, rate_burst, paused, blocked_until,
        adaptive, eff_concurrency, eff_rate FROM groups
      WHERE name = ANY($1::text[]) ORDER BY name`,
     [[...hasWaiting]],
@@ -131,13 +135,15 @@ export async function claimReady(
       rateLimited.add(g.name);
       await q.query('DELETE FROM group_starts WHERE group_name = $1 AND started_at <= $2', [
         g.name,
-        windowStart,
+        plan.pruneBefore(g),
       ]);
-      const [w] = await q.query<{ n: number; oldest: number | null }>(
-        'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = $1 AND started_at > $2',
-        [g.name, windowStart],
-      );
+      const [w] = await q.query<{ n: number; oldest: number | null }>(WINDOW_STARTS, [g.name, windowStart]);
       room = plan.rateRoom(g, room, w!.n, w!.oldest);
+      const capStart = plan.capWindowStart(g);
+      if (room > 0 && capStart !== null) {
+        const [c] = await q.query<{ n: number; oldest: number | null }>(WINDOW_STARTS, [g.name, capStart]);
+        room = plan.capRoom(g, room, c!.n, c!.oldest);
+      }
     }
     if (room <= 0) continue;
     const ready = c.reservedOnly

@@ -1,10 +1,12 @@
 /** The queue's settings and each group's limits, as the operator sets them (PostgreSQL). */
 import type { GroupInfo, QueueSettings } from '../../../../shared/domain.ts';
 import { DEFAULT_RATE_CAP } from '../../policy/adaptive-limit.ts';
+import { burstAfter } from '../../policy/rate-limit.ts';
 import { LEARNED_COLUMNS, type LearningRow, type LimitPoint } from '../adaptive-row.ts';
-import { groupInfo, type GroupRow as SharedGroupRow } from '../group-row.ts';
+import { appliedRate, groupInfo, type GroupRow as SharedGroupRow } from '../group-row.ts';
 import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
 import type { Db, Queryable } from './db.ts';
+import { claimLockKey } from './tick.ts';
 import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
 
 /** A row of `groups`, with the starts inside its rate window counted by the query. */
@@ -21,6 +23,7 @@ const groupRow = rowChecker<GroupRow>(
     concurrency: orNull(INT),
     rate_limit: orNull(INT),
     rate_period_ms: orNull(INT),
+    rate_burst: orNull(INT),
     paused: FLAG,
     blocked_until: orNull(TIME),
     rate_used: INT,
@@ -38,6 +41,9 @@ const groupRow = rowChecker<GroupRow>(
   'name',
 );
 
+/** The starts inside the window of the rate as applied (spaced, or learned). */
+const APPLIED_WINDOW = `SELECT count(*)::int AS used, min(started_at) AS oldest FROM group_starts
+  WHERE group_name = $1 AND started_at > $2::bigint`;
 const LIMIT_LOG = 'SELECT at, concurrency, rate FROM group_limits WHERE group_name = $1 ORDER BY at';
 const limitPoint = rowChecker<LimitPoint>(
   'group_limits',
@@ -49,7 +55,7 @@ const limitPoint = rowChecker<LimitPoint>(
  * The groups (all, or the one named $2) with their starts in the rate window ending at $1 (0
  * for a group without a rate limit), in name order by code point, as SQLite's BINARY sorts.
  */
-const GROUPS = `SELECT g.name, g.concurrency, g.rate_limit, g.rate_period_ms, g.paused, g.blocked_until,
+const GROUPS = `SELECT g.name, g.concurrency, g.rate_limit, g.rate_period_ms, g.rate_burst, g.paused, g.blocked_until,
     g.adaptive, ${LEARNED_COLUMNS.map((c) => `g.${c}`).join(', ')},
     CASE WHEN g.rate_limit IS NULL OR g.rate_period_ms IS NULL THEN 0
       ELSE (SELECT count(*) FROM group_starts s
@@ -76,7 +82,16 @@ export async function readGroups(
   for (const row of rows) {
     const g = groupRow(row);
     const learned = g.adaptive ? (await q.query<object>(LIMIT_LOG, [g.name])).map(limitPoint) : [];
-    out.push(groupInfo(g, queueNow, { used: g.rate_used, oldest: g.rate_oldest }, clockOffset, learned));
+    const rate = appliedRate(g);
+    const [applied] =
+      rate === null
+        ? [undefined]
+        : await q.query<{ used: number; oldest: number | null }>(APPLIED_WINDOW, [
+            g.name,
+            Math.floor(queueNow) - rate.periodMs,
+          ]);
+    const window = { used: g.rate_used, oldest: g.rate_oldest };
+    out.push(groupInfo(g, { now: queueNow, window, applied, clockOffset, learned }));
   }
   return out;
 }
@@ -175,7 +190,18 @@ export async function updateGroup(
   clockOffset = 0,
 ): Promise<GroupInfo> {
   return db.tx(async (q) => {
+    // What a tick learned must not land on top of this change (a reset, new caps): ticks hold
+    // this lock from their read of the groups to their commit.
+    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [claimLockKey(db.schema)]);
     await q.query('INSERT INTO groups (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name]);
+    // A learned rate is per period of its cap: moved to a new period, it is converted.
+    if (update.rate !== undefined)
+      await q.query(
+        `UPDATE groups SET eff_rate = eff_rate * $2::double precision / rate_period_ms,
+           rate_ceiling = rate_ceiling * $2::double precision / rate_period_ms
+         WHERE name = $1 AND rate_period_ms IS NOT NULL`,
+        [name, update.rate?.periodMs ?? null],
+      );
     const set: string[] = [];
     const params: unknown[] = [name];
     const put = (column: string, value: unknown) => {
@@ -188,6 +214,8 @@ export async function updateGroup(
       put('rate_period_ms', update.rate?.periodMs ?? null);
     }
     if (update.paused !== undefined) put('paused', update.paused);
+    const burst = burstAfter(update);
+    if (burst !== undefined) put('rate_burst', burst);
     if (set.length > 0) await q.query(`UPDATE groups SET ${set.join(', ')} WHERE name = $1`, params);
     const a = update.adaptive;
     // Turned on or off, a group starts learning again from its caps.

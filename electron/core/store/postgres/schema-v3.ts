@@ -1,7 +1,8 @@
 /**
  * Schema 3: adaptive groups (../adaptive-row.ts), as SQLite's schema 3: what a group learned
  * under its caps, and the history of its effective limits (at most ADAPTIVE_HISTORY points a
- * group). Times on the database's clock, as blocked_until.
+ * group); a rate's burst (null: starts evenly spaced). Times on the database's clock, as
+ * blocked_until.
  */
 export const SCHEMA_V3 = `
   ALTER TABLE groups
@@ -13,7 +14,10 @@ export const SCHEMA_V3 = `
     ADD COLUMN adapt_grown_at bigint,
     ADD COLUMN adapt_logged_at bigint,
     ADD COLUMN last_throttle_at bigint,
-    ADD COLUMN last_throttle text;
+    ADD COLUMN last_throttle text,
+    ADD COLUMN rate_burst bigint CHECK (rate_burst IS NULL OR rate_burst > 0);
+  -- groups set before starts were spaced keep the bursts they had
+  UPDATE groups SET rate_burst = rate_limit WHERE rate_limit IS NOT NULL;
   CREATE TABLE group_limits (
     group_name text NOT NULL,
     at bigint NOT NULL,

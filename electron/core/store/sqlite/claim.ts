@@ -60,7 +60,7 @@ export class ClaimStatements {
       `SELECT group_name, status, n FROM counts WHERE status IN (${sqlList(ACTIVE_STATUSES)}) AND n > 0`,
     );
     this.groups = db.prepare(
-      `SELECT name, concurrency, rate_limit, rate_period_ms, paused, blocked_until,
+      `SELECT name, concurrency, rate_limit, rate_period_ms, rate_burst, paused, blocked_until,
          adaptive, eff_concurrency, eff_rate FROM groups`,
     );
     this.windowStarts = db.prepare(
@@ -165,9 +165,14 @@ export function claimReady(
     const windowStart = plan.windowStart(g);
     if (room > 0 && windowStart !== null) {
       rateLimited.add(g.name);
-      s.pruneStarts.run(g.name, windowStart);
+      s.pruneStarts.run(g.name, plan.pruneBefore(g)!);
       const w = s.windowStarts.get(g.name, windowStart)!;
       room = plan.rateRoom(g, room, w.n, w.oldest);
+      const capStart = plan.capWindowStart(g);
+      if (room > 0 && capStart !== null) {
+        const c = s.windowStarts.get(g.name, capStart)!;
+        room = plan.capRoom(g, room, c.n, c.oldest);
+      }
     }
     if (room <= 0) continue;
     const ready = reservedOnly

@@ -2,6 +2,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { QueueSettings } from '../../../../shared/domain.ts';
 import { DEFAULT_RATE_CAP } from '../../policy/adaptive-limit.ts';
+import { burstAfter } from '../../policy/rate-limit.ts';
 import { LEARNED_COLUMNS, type AdaptiveColumns } from '../adaptive-row.ts';
 import type { GroupRow as LimitColumns } from '../group-row.ts';
 import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
@@ -17,6 +18,7 @@ export const NEW_GROUP: Omit<GroupRow, 'name'> = {
   rate_period_ms: null,
   paused: 0,
   blocked_until: null,
+  rate_burst: null,
   adaptive: 0,
   eff_concurrency: null,
   eff_rate: null,
@@ -58,6 +60,8 @@ export class QueueSettingsStore {
   private readonly clearStarts: Statement<[string]>;
   private readonly groupPaused: Statement<[number, string]>;
   private readonly groupAdaptive: Statement<[number, string, number]>;
+  private readonly groupBurst: Statement<[number | null, string]>;
+  private readonly convertLearned: Statement<{ p: number | null; name: string }>;
   private readonly defaultRate: Statement<[number, number, string]>;
   private readonly forget: Statement<[string]>;
   private readonly forgetHistory: Statement<[string]>;
@@ -76,6 +80,11 @@ export class QueueSettingsStore {
     this.groupRate = db.prepare('UPDATE groups SET rate_limit = ?, rate_period_ms = ? WHERE name = ?');
     this.clearStarts = db.prepare('DELETE FROM group_starts WHERE group_name = ?');
     this.groupPaused = db.prepare('UPDATE groups SET paused = ? WHERE name = ?');
+    this.groupBurst = db.prepare('UPDATE groups SET rate_burst = ? WHERE name = ?');
+    this.convertLearned = db.prepare(
+      `UPDATE groups SET eff_rate = eff_rate * @p / rate_period_ms, rate_ceiling = rate_ceiling * @p / rate_period_ms
+       WHERE name = @name AND rate_period_ms IS NOT NULL`,
+    );
     this.groupAdaptive = db.prepare('UPDATE groups SET adaptive = ? WHERE name = ? AND adaptive != ?');
     this.defaultRate = db.prepare(
       'UPDATE groups SET rate_limit = ?, rate_period_ms = ? WHERE name = ? AND rate_limit IS NULL',
@@ -113,12 +122,16 @@ export class QueueSettingsStore {
   updateGroup(name: string, update: GroupUpdate): void {
     this.commits.run('durable', () => {
       this.ensureGroup.run(name);
+      // A learned rate is per period of its cap: moved to a new period, it is converted.
+      if (update.rate !== undefined) this.convertLearned.run({ p: update.rate?.periodMs ?? null, name });
       if (update.concurrency !== undefined) this.groupConcurrency.run(update.concurrency, name);
       if (update.rate !== undefined) {
         this.groupRate.run(update.rate?.limit ?? null, update.rate?.periodMs ?? null, name);
         if (update.rate === null) this.clearStarts.run(name);
       }
       if (update.paused !== undefined) this.groupPaused.run(update.paused ? 1 : 0, name);
+      const burst = burstAfter(update);
+      if (burst !== undefined) this.groupBurst.run(burst, name);
       const a = update.adaptive;
       // Turned on or off, a group starts learning again from its caps.
       const switched = a !== undefined && this.groupAdaptive.run(a ? 1 : 0, name, a ? 1 : 0).changes === 1;

@@ -21,7 +21,7 @@ import {
 import type { ListQuery } from '../../../../shared/schemas.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 import type { Intake } from './enqueue.ts';
-import { groupInfo } from '../group-row.ts';
+import { appliedRate, groupInfo, type StartWindow } from '../group-row.ts';
 import { NEW_GROUP, type GroupRow } from './queue-settings.ts';
 import { toHistory, type HistoryRow } from './rows.ts';
 import { sqlList } from './sql.ts';
@@ -165,12 +165,17 @@ export class Reads {
     const counts = emptyCounts();
     const byGroup = new Map<string, GroupInfo>();
     for (const g of this.groups.all()) {
-      let window = { used: 0, oldest: null as number | null };
-      if (g.rate_limit !== null && g.rate_period_ms !== null) {
+      let window: StartWindow = { used: 0, oldest: null };
+      let applied: StartWindow | undefined;
+      const rate = appliedRate(g);
+      if (rate !== null && g.rate_period_ms !== null) {
         const w = this.windowCount.get(g.name, now - g.rate_period_ms)!;
         window = { used: w.n, oldest: w.oldest };
+        const a = this.windowCount.get(g.name, now - rate.periodMs)!;
+        applied = { used: a.n, oldest: a.oldest };
       }
-      byGroup.set(g.name, groupInfo(g, now, window, 0, isAdaptive(g) ? this.limitLog.all(g.name) : []));
+      const learned = isAdaptive(g) ? this.limitLog.all(g.name) : [];
+      byGroup.set(g.name, groupInfo(g, { now, window, applied, learned }));
     }
     const counted = this.counts.all();
     if (waiting !== null) {
@@ -185,7 +190,7 @@ export class Reads {
         if (!byGroup.has(r.group_name)) {
           byGroup.set(
             r.group_name,
-            groupInfo({ ...NEW_GROUP, name: r.group_name }, now, { used: 0, oldest: null }),
+            groupInfo({ ...NEW_GROUP, name: r.group_name }, { now, window: { used: 0, oldest: null } }),
           );
         }
       }

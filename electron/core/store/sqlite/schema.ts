@@ -182,7 +182,8 @@ export const SCHEMA_V2 = `
 
 /**
  * Version 3: adaptive groups (../adaptive-row.ts): what a group learned under its caps, and the
- * history of its effective limits (at most ADAPTIVE_HISTORY points a group).
+ * history of its effective limits (at most ADAPTIVE_HISTORY points a group); a rate's burst
+ * (null: starts evenly spaced).
  */
 export const SCHEMA_V3 = `
   ALTER TABLE groups ADD COLUMN adaptive INTEGER NOT NULL DEFAULT 0 CHECK (adaptive IN (0, 1));
@@ -194,6 +195,9 @@ export const SCHEMA_V3 = `
   ALTER TABLE groups ADD COLUMN adapt_logged_at INTEGER;
   ALTER TABLE groups ADD COLUMN last_throttle_at INTEGER;
   ALTER TABLE groups ADD COLUMN last_throttle TEXT;
+  ALTER TABLE groups ADD COLUMN rate_burst INTEGER CHECK (rate_burst IS NULL OR rate_burst > 0);
+  -- groups set before starts were spaced keep the bursts they had
+  UPDATE groups SET rate_burst = rate_limit WHERE rate_limit IS NOT NULL;
   CREATE TABLE group_limits (
     group_name TEXT NOT NULL,
     at INTEGER NOT NULL,
