@@ -95,7 +95,7 @@ describe.each(backends)('adaptive groups on $name', (backend) => {
     expect(last).toBe(RATE.limit);
   });
 
-  it('takes no guessed wait on an adaptive group: the task is ready again and the group not held', async () => {
+  it('holds no adaptive group for a guessed wait, while the task still waits it', async () => {
     const { store } = await freshQueue(backend);
     await store.updateGroup('learns', { adaptive: true, rate: RATE });
     await store.updateGroup('fixed', { rate: RATE });
@@ -107,7 +107,7 @@ describe.each(backends)('adaptive groups on $name', (backend) => {
     const applied = await finish(store, A, 10_010, ...claimed.map(guessed));
     expect(applied).toHaveLength(2);
     const byGroup = (name: string) => claimed.find((c) => c.task.group === name)!.task.id;
-    expect((await store.getTask(byGroup('learns')))!.runAt).toBe(10_010);
+    expect((await store.getTask(byGroup('learns')))!.runAt).toBe(40_010);
     expect((await group(store, 'learns', 10_020)).blockedUntil).toBeNull();
     // A group with fixed limits still waits what Semaforo guessed.
     expect((await store.getTask(byGroup('fixed')))!.runAt).toBe(40_010);
@@ -143,5 +143,26 @@ describe.each(backends)('adaptive groups on $name', (backend) => {
     expect(off.adaptive).toBeNull();
     const on = await store.updateGroup('api', { adaptive: true });
     expect(on.adaptive).toMatchObject({ rate: 50, lastThrottleAt: null, history: [] });
+  });
+
+  it('learns from a used-up quota and a throttle past its budget, and converts a new period', async () => {
+    const { store } = await freshQueue(backend);
+    await store.updateGroup('api', { adaptive: true, rate: RATE });
+    await store.enqueue(tasks(4, { group: 'api' }), 0);
+    // a success whose vendor said the quota is used up: the group is held, and it is a throttle
+    const [a] = await claim(store, A, 1, 10_000);
+    await finish(store, A, 10_010, { ...done(a!), blockGroupUntil: 10_500 });
+    const quota = (await group(store, 'api', 10_010)).adaptive!;
+    expect(quota.rate).toBeCloseTo(7);
+    expect(quota.lastThrottle).toContain('quota');
+    // a 429 on a task past its Retry-After budget is a plain retry, and still a throttle
+    const [b] = await claim(store, A, 1, 12_000);
+    const past = ended(b!, 'retrying', 'retry', { error: 'GET x -> 429', runAt: 13_000 });
+    await finish(store, A, 12_010, { ...past, throttled: true } as Finish);
+    expect((await group(store, 'api', 12_010)).adaptive!.rate).toBeCloseTo(4.9);
+    // 4.9 a second is 294 a minute: a cap given per minute keeps the same speed
+    const perMinute = await store.updateGroup('api', { rate: { limit: 600, periodMs: 60_000 } });
+    expect(perMinute.adaptive!.rate).toBeCloseTo(294);
+    expect(perMinute.adaptive!.ceiling).toBeCloseTo(420);
   });
 });

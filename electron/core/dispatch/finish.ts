@@ -47,6 +47,7 @@ export function finishOf(
     ...base,
     ...decision,
     ...(guessed ? { waitGuessed: true } : {}),
+    ...(err instanceof RetryAfterError ? { throttled: true } : {}),
     error: truncateHead(message, BOUNDS.errorChars),
   };
 }

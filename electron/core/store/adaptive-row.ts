@@ -97,12 +97,19 @@ export class OutcomeTally {
   private readonly byGroup = new Map<string, Tally>();
 
   add(group: string, f: Finish): void {
-    const throttle = f.status !== 'done' && f.outcome === 'retry-after';
+    // A success that says the quota is used up holds its group: a throttle, not a success. A
+    // throttle past its task's Retry-After budget (outcome `retry`) is still one.
+    const throttle =
+      f.status === 'done'
+        ? f.blockGroupUntil !== undefined
+        : f.outcome === 'retry-after' || f.throttled === true;
     if (f.status !== 'done' && !throttle) return;
     const t = this.byGroup.get(group) ?? { successes: 0, throttles: 0, lastThrottle: null };
     if (throttle) {
       t.throttles += 1;
-      t.lastThrottle = f.error.slice(0, THROTTLE_CHARS);
+      t.lastThrottle = (
+        f.status === 'done' ? 'the quota is used up (a success that holds the group)' : f.error
+      ).slice(0, THROTTLE_CHARS);
     } else t.successes += 1;
     this.byGroup.set(group, t);
   }
@@ -177,13 +184,13 @@ export function learnFromTick(
 
 /**
  * A throttle that named no wait (a 429 without Retry-After, exit 75 alone) on an adaptive group:
- * the lowered limit is the answer, so neither the group nor the task waits Semaforo's guessed
- * default; the task is ready again at once and starts when the lowered rate lets it.
+ * the lowered limit is the answer for the group, which is not held for Semaforo's guessed default;
+ * the throttled task itself still waits it, so a vendor that keeps refusing is not hammered.
  */
-export function withoutGuessedWait(f: Finish, now: number): Finish {
+export function withoutGuessedWait(f: Finish): Finish {
   if (f.status === 'done' || f.waitGuessed !== true) return f;
   const { blockGroupUntil: _held, waitGuessed: _guessed, ...rest } = f;
-  return { ...rest, runAt: now };
+  return rest;
 }
 
 /** The columns `learn` writes, in the order the stores' UPDATE statements list them. */

@@ -92,6 +92,8 @@ export type Finish =
       blockGroupUntil?: number;
       /** that wait is Semaforo's default, the vendor named none (adaptive-row.ts) */
       waitGuessed?: boolean;
+      /** a throttle signal, also once past the task's Retry-After budget (adaptive-row.ts) */
+      throttled?: boolean;
     };
 
 export interface TickInput {

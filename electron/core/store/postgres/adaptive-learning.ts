@@ -57,7 +57,6 @@ export async function withoutGuessedWaits(
   q: Queryable,
   finishes: readonly Finish[],
   adaptive: ReadonlyMap<string, LearningRow>,
-  now: number,
 ): Promise<readonly Finish[]> {
   const guessed = finishes.filter((f) => f.status !== 'done' && f.waitGuessed === true);
   if (guessed.length === 0 || adaptive.size === 0) return finishes;
@@ -65,7 +64,7 @@ export async function withoutGuessedWaits(
     q,
     guessed.map((f) => f.taskId),
   );
-  return finishes.map((f) => (adaptive.has(groups.get(f.taskId) ?? '') ? withoutGuessedWait(f, now) : f));
+  return finishes.map((f) => (adaptive.has(groups.get(f.taskId) ?? '') ? withoutGuessedWait(f) : f));
 }
 
 /** Learns from the finishes the tick wrote at `queueNow`, and writes what was learned. */

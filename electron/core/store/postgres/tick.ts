@@ -61,7 +61,7 @@ export async function tick(
   const queueNow = now + clockOffset;
   // Adaptive groups learn from this tick's outcomes before its claim uses what they learned.
   const adaptive = input.finishes.length > 0 ? await adaptiveGroups(q) : new Map<string, never>();
-  const finishes = await withoutGuessedWaits(q, input.finishes, adaptive, now);
+  const finishes = await withoutGuessedWaits(q, input.finishes, adaptive);
   const written = await applyFinishes(q, finishes, input.worker, now, clockOffset);
   await learn(q, written, adaptive, Math.round(queueNow));
   // The caller knows its finishes by identity: the ones it gave, not the ones rewritten.

@@ -57,11 +57,11 @@ export class AdaptiveLearning {
    * `finishes` with a guessed wait taken off where their task's group is adaptive (before they
    * are written).
    */
-  withoutGuessedWaits(finishes: readonly Finish[], adaptive: ReadonlyMap<string, LearningRow>, now: number) {
+  withoutGuessedWaits(finishes: readonly Finish[], adaptive: ReadonlyMap<string, LearningRow>) {
     const guessed = finishes.filter((f) => f.status !== 'done' && f.waitGuessed === true);
     if (guessed.length === 0 || adaptive.size === 0) return finishes;
     const groups = this.groupOf(guessed.map((f) => f.taskId));
-    return finishes.map((f) => (adaptive.has(groups.get(f.taskId) ?? '') ? withoutGuessedWait(f, now) : f));
+    return finishes.map((f) => (adaptive.has(groups.get(f.taskId) ?? '') ? withoutGuessedWait(f) : f));
   }
 
   /** Learns from the finishes the tick wrote, and writes what was learned. */

@@ -89,7 +89,7 @@ export class Tick {
       const now = input.now(); // inside BEGIN IMMEDIATE: see TickInput.now
       // Adaptive groups learn from this tick's outcomes before its claim uses what they learned.
       const adaptive = input.finishes.length > 0 ? this.learning.groups() : NO_GROUPS;
-      const finishes = this.learning.withoutGuessedWaits(input.finishes, adaptive, now);
+      const finishes = this.learning.withoutGuessedWaits(input.finishes, adaptive);
       const written = this.applyFinishes(finishes, input.worker, now);
       this.learning.learn(written, adaptive, now);
       // The caller knows its finishes by identity: the ones it gave, not the ones rewritten.
