@@ -4,6 +4,7 @@
  * (test/conformance/pg-backend.ts says where, or skips).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Task, TaskWithHistory } from '../../shared/domain.ts';
@@ -73,5 +74,13 @@ describe.skipIf(!pgAvailable)('semaforo on a PostgreSQL queue', { timeout: 120_0
     const r = await cli(['--json', '--db', url, 'where']);
     expect(json<{ db: string; exists: boolean | null }>(r)).toMatchObject({ db: DB, exists: null });
     expect(r.stdout).not.toContain('hunter2');
+  });
+
+  it('connects as the OS account for a URL without a user, also where $USER is unset (cron)', async () => {
+    const bare = DB.replace('//postgres@', '//');
+    const r = await cli(['--json', '--db', bare, 'group', 'list'], { env: { USER: '', PGUSER: '' } });
+    // The account may have no role on the test server: then the server names it.
+    if (r.code !== 0) expect(r.stderr).toContain(`role "${os.userInfo().username}" does not exist`);
+    else expect(json<unknown[]>(r)).toEqual(expect.any(Array));
   });
 });
