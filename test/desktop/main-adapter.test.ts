@@ -15,15 +15,20 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../electron/core/store/open-store.ts';
 import type { EnqueueResult } from '../../shared/domain.ts';
-import { testEngine } from '../helpers.ts';
+import { describeQueue } from '../../shared/queue-place.ts';
+import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
+import { task as newTask } from '../conformance/shapes.ts';
+import { testEngine, waitFor } from '../helpers.ts';
 import {
   FakeElectronApp,
   hasItem,
   mkTemp,
   packagedPatterns,
   str,
+  trayItems,
   useStagedApp,
 } from './fixtures/fake-app.ts';
 
@@ -270,5 +275,47 @@ describe('the Electron main process, compiled, against a recording Electron', ()
       content: expect.stringMatching(/written by a newer Semaforo/),
     });
     expect(app.calls('window.new').length + app.calls('tray.new').length).toBe(0);
+  });
+});
+
+describe.skipIf(!pgAvailable)('the tray app on a PostgreSQL queue (SEMAFORO_DB)', () => {
+  const schema = freshSchemaName('tray');
+  afterAll(() => dropSchema(schema));
+
+  it('opens it from the setting, says where without the password, runs what another host enqueued', async () => {
+    const shown = pgLocation(schema);
+    const secret = new URL(shown);
+    secret.password = 'hunter2';
+    const app = new FakeElectronApp([], { SEMAFORO_DB: secret.toString() });
+    await app.until(() => app.last('app.requestSingleInstanceLock'), 'the single-instance lock');
+    await app.send({ cmd: 'ready' });
+
+    // The menu's line: the server and database, cut in the middle if long, the schema kept.
+    const line = describeQueue({ backend: 'postgres', location: shown });
+    const menu = await app.until(
+      () => app.calls('tray.setContextMenu').find((r) => hasItem(r, 'PostgreSQL ')),
+      'the store in the tray menu',
+    );
+    const label = trayItems(menu).find((m) => m.label?.startsWith('PostgreSQL '))!.label!;
+    expect(label.endsWith(`(schema ${schema})`)).toBe(true);
+    expect(line.startsWith(label.split('…')[0]!)).toBe(true);
+    await app.until(() => app.last('preload.ran'), 'the page');
+    expect(await app.request('queueInfo')).toEqual({ backend: 'postgres', location: shown });
+
+    // Another host enqueues; the tray's dispatcher, woken by NOTIFY, runs it.
+    const other = await openStore(shown);
+    try {
+      const [queued] = await other.enqueue([newTask({ name: 'from another host' })], Date.now());
+      const id = queued!.task.id;
+      await waitFor(async () => (await other.getTask(id))?.status === 'done', 'the task done by the tray');
+      expect(await app.request('stats')).toMatchObject({ counts: { done: 1 } });
+    } finally {
+      await other.close();
+    }
+    expect(fs.existsSync(path.join(app.home, 'queue.db'))).toBe(false);
+    expect(JSON.stringify(app.records) + app.stderr).not.toContain('hunter2');
+
+    await app.send({ cmd: 'tray-click', label: 'Quit Semaforo' });
+    expect(await app.exited).toBe(0);
   });
 });
