@@ -12,16 +12,21 @@ export interface GroupRow extends Omit<SharedGroupRow, 'paused'> {
   rate_oldest: number | null;
 }
 
-const groupRow = rowChecker<GroupRow>('groups', {
-  name: TEXT,
-  concurrency: orNull(INT),
-  rate_limit: orNull(INT),
-  rate_period_ms: orNull(INT),
-  paused: FLAG,
-  blocked_until: orNull(TIME),
-  rate_used: INT,
-  rate_oldest: orNull(TIME),
-});
+// Groups have no id: a bad row is named by its name.
+const groupRow = rowChecker<GroupRow>(
+  'groups',
+  {
+    name: TEXT,
+    concurrency: orNull(INT),
+    rate_limit: orNull(INT),
+    rate_period_ms: orNull(INT),
+    paused: FLAG,
+    blocked_until: orNull(TIME),
+    rate_used: INT,
+    rate_oldest: orNull(TIME),
+  },
+  'name',
+);
 
 /**
  * The groups (all, or the one named $2) with their starts in the rate window ending at $1 (0
