@@ -33,6 +33,20 @@ describe.skipIf(!pgAvailable)('semaforo on a PostgreSQL queue', { timeout: 120_0
     expect(stats.counts).toMatchObject({ done: 1, pending: 0 });
   });
 
+  it("runs a cron line's command here with `run`, its exit code kept, and fires a schedule", async () => {
+    const ran = await cli(['--db', DB, 'run', '--group', 'cron', '--', 'sh', '-c', 'echo ran; exit 7']);
+    expect([ran.code, ran.stdout]).toEqual([7, 'ran\n']);
+    const listed = json<Task[]>(await cli(['--json', '--db', DB, 'list', '--group', 'cron']));
+    expect(listed.map((t) => [t.status, t.attempts, t.error])).toEqual([
+      ['failed', 1, expect.stringMatching(/exited with code 7/)],
+    ]);
+    expect((await cli(['--db', DB, 'schedule', 'add', 'tick', '--every', '5m', '--', 'true'])).code).toBe(0);
+    const fired = json<Task>(await cli(['--json', '--db', DB, 'schedule', 'run-now', 'tick']));
+    expect(fired).toMatchObject({ name: 'tick', status: 'pending' });
+    expect((await cli(['--db', DB, 'schedule', 'remove', 'tick'])).code).toBe(0);
+    expect((await cli(['--db', DB, 'delete', String(fired.id)])).code).toBe(0);
+  });
+
   it('serves the dashboard API, its token kept in the data folder (a URL has no folder)', async () => {
     const home = tempDir();
     const withPassword = DB.replace('//postgres@', '//postgres:hunter2@');
