@@ -24,7 +24,9 @@ export async function buildProgram(ctx: CliContext | null, args: readonly string
       'A traffic light for your automations: one persistent queue with limits, retries and priorities.',
     )
     .version('0.1.0', '-V, --version')
-    .addOption(new Option('--db <path>', 'the queue database file').env('SEMAFORO_DB'))
+    .addOption(
+      new Option('--db <path>', 'the queue: a database file or a postgres:// URL').env('SEMAFORO_DB'),
+    )
     .option('--json', 'machine-readable JSON on stdout')
     .addOption(new Option('--handlers <dir>', 'folder of your own task kinds').env('SEMAFORO_HANDLERS'))
     .option('-v, --verbose', 'log what the dispatcher does to stderr')

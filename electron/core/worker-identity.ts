@@ -4,12 +4,17 @@ import os from 'node:os';
 import { hasEnded } from './handlers/attempt-tag.ts';
 import type { LeaseHolder, WorkerIdentity } from './store/task-store.ts';
 
-/** A fresh identity for one dispatcher: host, pid and a random part (pids get reused). */
+/**
+ * A fresh identity for one dispatcher: host, pid and a random part (pids get reused). The id
+ * names SEMAFORO_HOST_ID when given, so history says which pretended host ran an attempt.
+ */
 export function newWorkerIdentity(label = 'worker'): WorkerIdentity {
+  const host = thisHost();
+  const shown = process.env.SEMAFORO_HOST_ID === undefined ? os.hostname() : host;
   return {
-    id: `${label}@${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`,
+    id: `${label}@${shown}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`,
     pid: process.pid,
-    host: thisHost(),
+    host,
   };
 }
 

@@ -4,6 +4,7 @@
  * (test/conformance/pg-backend.ts says where, or skips).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Task, TaskWithHistory } from '../../shared/domain.ts';
@@ -30,6 +31,20 @@ describe.skipIf(!pgAvailable)('semaforo on a PostgreSQL queue', { timeout: 120_0
     expect(shown.history.at(-1)).toMatchObject({ outcome: 'done', output: 'hi\n' });
     const stats = json<{ counts: Record<string, number> }>(await cli(['--json', '--db', DB, 'stats']));
     expect(stats.counts).toMatchObject({ done: 1, pending: 0 });
+  });
+
+  it("runs a cron line's command here with `run`, its exit code kept, and fires a schedule", async () => {
+    const ran = await cli(['--db', DB, 'run', '--group', 'cron', '--', 'sh', '-c', 'echo ran; exit 7']);
+    expect([ran.code, ran.stdout]).toEqual([7, 'ran\n']);
+    const listed = json<Task[]>(await cli(['--json', '--db', DB, 'list', '--group', 'cron']));
+    expect(listed.map((t) => [t.status, t.attempts, t.error])).toEqual([
+      ['failed', 1, expect.stringMatching(/exited with code 7/)],
+    ]);
+    expect((await cli(['--db', DB, 'schedule', 'add', 'tick', '--every', '5m', '--', 'true'])).code).toBe(0);
+    const fired = json<Task>(await cli(['--json', '--db', DB, 'schedule', 'run-now', 'tick']));
+    expect(fired).toMatchObject({ name: 'tick', status: 'pending' });
+    expect((await cli(['--db', DB, 'schedule', 'remove', 'tick'])).code).toBe(0);
+    expect((await cli(['--db', DB, 'delete', String(fired.id)])).code).toBe(0);
   });
 
   it('serves the dashboard API, its token kept in the data folder (a URL has no folder)', async () => {
@@ -73,5 +88,13 @@ describe.skipIf(!pgAvailable)('semaforo on a PostgreSQL queue', { timeout: 120_0
     const r = await cli(['--json', '--db', url, 'where']);
     expect(json<{ db: string; exists: boolean | null }>(r)).toMatchObject({ db: DB, exists: null });
     expect(r.stdout).not.toContain('hunter2');
+  });
+
+  it('connects as the OS account for a URL without a user, also where $USER is unset (cron)', async () => {
+    const bare = DB.replace('//postgres@', '//');
+    const r = await cli(['--json', '--db', bare, 'group', 'list'], { env: { USER: '', PGUSER: '' } });
+    // The account may have no role on the test server: then the server names it.
+    if (r.code !== 0) expect(r.stderr).toContain(`role "${os.userInfo().username}" does not exist`);
+    else expect(json<unknown[]>(r)).toEqual(expect.any(Array));
   });
 });

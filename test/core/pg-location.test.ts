@@ -2,6 +2,7 @@
  * A PostgreSQL queue's URL: the schema is checked once (so it can be written bare everywhere and
  * its NOTIFY channel fits), and what is shown of the URL carries no secret.
  */
+import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePgLocation } from '../../electron/core/store/postgres/location.ts';
 import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
@@ -41,6 +42,22 @@ describe('a PostgreSQL location', () => {
     expect(where.display).toBe('postgres://u@db.example/q?schema=jobs');
     expect(where.connectionString).toContain('password=p1');
     expect(parsePgLocation(`${base}?sslmode=require`).display).toBe('postgres://u@db.example:5432/q');
+  });
+
+  it('connects as PGUSER or the OS account when the URL names no user, as psql does', () => {
+    const saved = process.env.PGUSER;
+    try {
+      delete process.env.PGUSER;
+      const bare = parsePgLocation('postgres://db.example:5432/q?schema=jobs');
+      expect(new URL(bare.connectionString).username).toBe(os.userInfo().username);
+      expect(bare.display).toBe('postgres://db.example:5432/q?schema=jobs');
+      process.env.PGUSER = 'ops';
+      expect(new URL(parsePgLocation('postgres://db.example/q').connectionString).username).toBe('ops');
+      expect(new URL(parsePgLocation(base).connectionString).username).toBe('u');
+    } finally {
+      if (saved === undefined) delete process.env.PGUSER;
+      else process.env.PGUSER = saved;
+    }
   });
 
   it('keeps a password with / or @ out of the error for a URL it cannot parse', () => {

@@ -1,10 +1,23 @@
 /**
  * The PostgreSQL store's row decoding: a row read from the database is outside input, so a
  * column of the wrong type fails with one line naming the table, the row and the column, while
- * what a face can still show (an unknown status, unreadable JSON) is shown in place.
+ * what a face can still show (an unknown status, unreadable JSON) is shown in place. The rows
+ * a claim decides limits with are checked too, so a schema edited by hand fails the tick
+ * instead of being obeyed by coercion.
  */
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { groupLimitsRow, ownerRow } from '../../electron/core/store/postgres/limit-rows.ts';
+import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
 import { toHistory, toTask } from '../../electron/core/store/postgres/rows.ts';
+import {
+  dropSchema,
+  freshSchemaName,
+  pgAvailable,
+  pgLocation,
+  PG_TEST_URL,
+} from '../conformance/pg-backend.ts';
+import { A, claim, task } from '../conformance/shapes.ts';
 
 const ROW = {
   id: 5,
@@ -90,5 +103,49 @@ describe('PostgreSQL rows', () => {
       payload: { unreadable: 'payload', text: '{oops' },
       result: { unreadable: 'result', text: 'nope' },
     });
+  });
+});
+
+describe('PostgreSQL rows a claim decides with', () => {
+  it('refuses a limit or a lease holder of the wrong type, naming the row', () => {
+    const group = { name: 'vendor', concurrency: 2, rate_limit: null, rate_period_ms: null, paused: false };
+    expect(groupLimitsRow({ ...group, blocked_until: null })).toMatchObject({ concurrency: 2 });
+    expect(() => groupLimitsRow({ ...group, concurrency: 1.5, blocked_until: null })).toThrow(
+      'groups row "vendor": concurrency is 1.5, expected an integer or null',
+    );
+    expect(() => groupLimitsRow({ ...group, paused: 'f', blocked_until: null })).toThrow(
+      'groups row "vendor": paused is "f", expected true or false',
+    );
+    expect(() => ownerRow({ lease_owner: 'w', owner_pid: '42', owner_host: 'h', latest: 1 })).toThrow(
+      'tasks row "w": owner_pid is "42", expected an integer or null',
+    );
+  });
+});
+
+describe.skipIf(!pgAvailable)('a claim on a schema edited by hand', () => {
+  const schema = freshSchemaName('rows');
+  afterAll(() => dropSchema(schema));
+
+  it('fails the tick in one line rather than obey a fractional group limit', async () => {
+    const store = await openPgStore(pgLocation(schema));
+    const c = new pg.Client({ connectionString: PG_TEST_URL });
+    c.on('error', () => {});
+    await c.connect();
+    try {
+      await store.updateGroup('vendor', { concurrency: 1 });
+      await store.enqueue([task({ group: 'vendor', name: 'a' }), task({ group: 'vendor', name: 'b' })], 0);
+      await c.query(`ALTER TABLE ${schema}.groups ALTER COLUMN concurrency TYPE numeric`);
+      await c.query(`UPDATE ${schema}.groups SET concurrency = 1.5 WHERE name = 'vendor'`);
+      await expect(claim(store, A, 10, 1)).rejects.toThrow(
+        'groups row "vendor": concurrency is 1.5, expected an integer or null',
+      );
+      const running = await c.query(`SELECT id FROM ${schema}.tasks WHERE status = 'running'`);
+      expect(running.rowCount).toBe(0);
+      // The overview reads the same row and names it the same way.
+      await expect(store.stats(1, 0)).rejects.toThrow('groups row "vendor": concurrency is 1.5');
+    } finally {
+      await c.end();
+      await store.close();
+    }
   });
 });

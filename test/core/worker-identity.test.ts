@@ -37,9 +37,11 @@ describe('host identity', () => {
     expect(isOwnerProcessRunning({ ...parent, host: 'elsewhere' })).toBe(false);
   });
 
-  it('takes SEMAFORO_HOST_ID as the whole identity, and refuses a bad one in one line', () => {
+  it('takes SEMAFORO_HOST_ID as the whole identity, names it in ids, and refuses a bad one in one line', () => {
     process.env.SEMAFORO_HOST_ID = 'host-a';
-    expect(newWorkerIdentity().host).toBe('host-a');
+    const me = newWorkerIdentity('work');
+    expect(me.host).toBe('host-a');
+    expect(me.id.startsWith(`work@host-a:${process.pid}:`)).toBe(true);
     expect(isOwnerProcessGone({ pid: NO_SUCH_PID, host: 'host-a' })).toBe(true);
     expect(isOwnerProcessGone({ pid: NO_SUCH_PID, host: 'host-b' })).toBe(false);
     for (const bad of ['', 'two words', 'x'.repeat(201)]) {

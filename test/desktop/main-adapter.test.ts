@@ -12,159 +12,27 @@
  * SEMAFORO_TEST_APP_ROOT=<folder> runs the same checks against another layout, e.g. an extracted
  * app.asar (`npx @electron/asar extract`) with its app.asar.unpacked merged in.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../electron/core/store/open-store.ts';
 import type { EnqueueResult } from '../../shared/domain.ts';
-import type { Command, FromChild, MenuItemRecord, Recorded } from '../fixtures/fake-electron/protocol.ts';
+import { describeQueue } from '../../shared/queue-place.ts';
+import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
+import { task as newTask } from '../conformance/shapes.ts';
 import { testEngine, waitFor } from '../helpers.ts';
-import { outputOf } from '../process-output.ts';
+import {
+  FakeElectronApp,
+  hasItem,
+  mkTemp,
+  packagedPatterns,
+  str,
+  trayItems,
+  useStagedApp,
+} from './fixtures/fake-app.ts';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const register = pathToFileURL(path.join(repo, 'test/fixtures/fake-electron/register.ts')).href;
-const cleanup: string[] = [];
-const mkTemp = (prefix: string) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  cleanup.push(dir);
-  return dir;
-};
-
-async function runNode(args: string[]): Promise<void> {
-  const r = await outputOf(spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] }));
-  if (r.code !== 0) throw new Error(`${args.join(' ')} failed (${r.code}):\n${r.stdout}${r.stderr}`);
-}
-
-/** The app as electron-builder packs it: the `files` of build/electron-builder.yml plus node_modules. */
-async function stageApp(): Promise<string> {
-  const dir = mkTemp('semaforo-app-');
-  fs.copyFileSync(path.join(repo, 'package.json'), path.join(dir, 'package.json'));
-  fs.cpSync(path.join(repo, 'build/icons'), path.join(dir, 'build/icons'), { recursive: true });
-  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'), 'junction');
-  await Promise.all([
-    runNode([
-      path.join(repo, 'node_modules/typescript/bin/tsc'),
-      // Emit only: `npm run check` type-checks; this is the same emit as `npm run build`'s.
-      ...[
-        '-p',
-        'tsconfig.build.json',
-        '--noCheck',
-        '--sourceMap',
-        'false',
-        '--outDir',
-        path.join(dir, 'dist/app'),
-      ],
-    ]),
-    runNode([
-      path.join(repo, 'node_modules/vite/bin/vite.js'),
-      ...['build', '--outDir', path.join(dir, 'dist/renderer'), '--emptyOutDir', '--logLevel', 'error'],
-    ]),
-  ]);
-  return dir;
-}
-
-/** The non-negated patterns of `files:` in the packaging config. */
-function packagedPatterns(): string[] {
-  const yml = fs.readFileSync(path.join(repo, 'build/electron-builder.yml'), 'utf8');
-  const block = /^files:\n((?:[ \t]+(?:-|#).*\n)+)/m.exec(yml)?.[1] ?? '';
-  return [...block.matchAll(/^\s+-\s+'?([^'\n]+?)'?\s*$/gm)]
-    .map((m) => m[1]!)
-    .filter((p) => !p.startsWith('!'));
-}
-
-let appRoot = '';
-beforeAll(async () => {
-  appRoot = process.env.SEMAFORO_TEST_APP_ROOT ?? (await stageApp());
-}, 120_000);
-afterAll(() => {
-  for (const d of cleanup.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-const launched = new Set<ChildProcess>();
-afterEach(() => {
-  for (const c of launched) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  launched.clear();
-});
-
-/** The compiled main process under the fake Electron, and what it has done so far. */
-class FakeElectronApp {
-  readonly records: Recorded[] = [];
-  readonly home: string;
-  readonly exited: Promise<number | null>;
-  stderr = '';
-  private readonly child: ChildProcess;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  private nextId = 1;
-
-  constructor(args: string[], env: Record<string, string> = {}) {
-    this.home = mkTemp('semaforo-home-');
-    const base = { ...process.env };
-    for (const k of ['SEMAFORO_DB', 'SEMAFORO_HANDLERS', 'FAKE_ELECTRON_LOCK']) delete base[k];
-    const mainJs = path.join(appRoot, 'dist/app/electron/main/main.js');
-    this.child = spawn(
-      process.execPath,
-      ['--expose-gc', '--no-warnings', '--import', register, mainJs, ...args],
-      {
-        cwd: appRoot,
-        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-        // The data folder override (electron/core/paths.ts), and XDG so launch-at-login looks here.
-        env: { ...base, SEMAFORO_HOME: this.home, XDG_CONFIG_HOME: path.join(this.home, 'config'), ...env },
-      },
-    );
-    launched.add(this.child);
-    this.child.stderr!.on('data', (c: Buffer) => (this.stderr += c.toString()));
-    this.child.on('message', (m: FromChild) => {
-      if (m.type === 'record') return void this.records.push(m.record);
-      const p = this.pending.get(m.id);
-      this.pending.delete(m.id);
-      if (m.ok) p?.resolve(m.value);
-      else p?.reject(new Error(m.error));
-    });
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
-  }
-
-  send(command: Command): Promise<unknown> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.child.send({ ...command, id });
-    });
-  }
-
-  /** What the renderer gets back from `window.semaforo.request(name, input)`. */
-  async request<T>(name: string, input: unknown = null): Promise<T> {
-    const r = (await this.send({ cmd: 'request', window: 1, name, input })) as
-      { ok: true; value: T } | { ok: false; error: unknown };
-    if (!r.ok) throw new Error(`request ${name} refused: ${JSON.stringify(r.error)}`);
-    return r.value;
-  }
-
-  calls(call: string, since = 0): Recorded[] {
-    return this.records.filter((r) => r.call === call && r.seq > since);
-  }
-
-  last(call: string): Recorded | undefined {
-    return this.calls(call).at(-1);
-  }
-
-  get seq(): number {
-    return this.records.at(-1)?.seq ?? 0;
-  }
-
-  until<T>(predicate: () => T | undefined | false, what: string): Promise<T> {
-    return waitFor(predicate, what).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- main process stderr:\n${this.stderr}`);
-    });
-  }
-}
-
-const str = (r: Recorded | undefined, key: string): string => String(r?.data[key]);
-const trayItems = (r: Recorded | undefined): MenuItemRecord[] => (r?.data.items ?? []) as MenuItemRecord[];
-const hasItem = (r: Recorded | undefined, label: string) =>
-  trayItems(r).some((m) => m.label?.startsWith(label));
+const root = useStagedApp();
 
 interface WindowOptions {
   icon: string;
@@ -198,7 +66,7 @@ describe('the Electron main process, compiled, against a recording Electron', ()
       nodeIntegration: false,
     });
     const preload = options.webPreferences.preload;
-    expect(preload).toBe(path.join(appRoot, 'dist/app/electron/preload/preload.cjs'));
+    expect(preload).toBe(path.join(root(), 'dist/app/electron/preload/preload.cjs'));
     const preloadSource = fs.readFileSync(preload, 'utf8');
     // A sandboxed preload is a classic script with a `require` that knows only a few modules.
     expect([...preloadSource.matchAll(/\brequire\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1])).toEqual([
@@ -209,7 +77,7 @@ describe('the Electron main process, compiled, against a recording Electron', ()
     expect(ran.data).toMatchObject({ required: ['electron'], exposed: ['semaforo'] });
 
     const page = str(app.last('window.loadFile'), 'file');
-    expect(page).toBe(path.join(appRoot, 'dist/renderer/index.html'));
+    expect(page).toBe(path.join(root(), 'dist/renderer/index.html'));
     const html = fs.readFileSync(page, 'utf8');
     expect(html).toMatch(/http-equiv="Content-Security-Policy"[^>]*script-src 'self'/);
     // Under file:// the page's scripts and styles resolve next to it (vite's base './').
@@ -218,7 +86,7 @@ describe('the Electron main process, compiled, against a recording Electron', ()
     for (const a of assets) expect(fs.existsSync(path.resolve(path.dirname(page), a)), a).toBe(true);
     await app.until(() => app.last('window.show'), 'the window shown once ready');
     await app.until(() => app.last('tray.new'), 'the tray');
-    expect(str(app.last('tray.new'), 'image')).toBe(path.join(appRoot, 'build/icons/tray-idle-22.png'));
+    expect(str(app.last('tray.new'), 'image')).toBe(path.join(root(), 'build/icons/tray-idle-22.png'));
 
     // Another page, or a frame inside ours, cannot use the channel.
     const foreign = await app.send({
@@ -348,7 +216,7 @@ describe('the Electron main process, compiled, against a recording Electron', ()
     // Everything the main process loaded is in the app and would be packaged.
     const patterns = packagedPatterns();
     const loaded = [
-      path.join(appRoot, 'dist/app/electron/main/main.js'),
+      path.join(root(), 'dist/app/electron/main/main.js'),
       preload,
       page,
       options.icon,
@@ -356,7 +224,7 @@ describe('the Electron main process, compiled, against a recording Electron', ()
       ...app.calls('notification.new').map((r) => (r.data.options as { icon: string }).icon),
     ];
     for (const file of new Set(loaded)) {
-      const rel = path.relative(appRoot, file).split(path.sep).join('/');
+      const rel = path.relative(root(), file).split(path.sep).join('/');
       expect(fs.existsSync(file), rel).toBe(true);
       expect(
         patterns.some((p) => (p.endsWith('/**') ? rel.startsWith(p.slice(0, -2)) : rel === p)),
@@ -407,5 +275,47 @@ describe('the Electron main process, compiled, against a recording Electron', ()
       content: expect.stringMatching(/written by a newer Semaforo/),
     });
     expect(app.calls('window.new').length + app.calls('tray.new').length).toBe(0);
+  });
+});
+
+describe.skipIf(!pgAvailable)('the tray app on a PostgreSQL queue (SEMAFORO_DB)', () => {
+  const schema = freshSchemaName('tray');
+  afterAll(() => dropSchema(schema));
+
+  it('opens it from the setting, says where without the password, runs what another host enqueued', async () => {
+    const shown = pgLocation(schema);
+    const secret = new URL(shown);
+    secret.password = 'hunter2';
+    const app = new FakeElectronApp([], { SEMAFORO_DB: secret.toString() });
+    await app.until(() => app.last('app.requestSingleInstanceLock'), 'the single-instance lock');
+    await app.send({ cmd: 'ready' });
+
+    // The menu's line: the server and database, cut in the middle if long, the schema kept.
+    const line = describeQueue({ backend: 'postgres', location: shown });
+    const menu = await app.until(
+      () => app.calls('tray.setContextMenu').find((r) => hasItem(r, 'PostgreSQL ')),
+      'the store in the tray menu',
+    );
+    const label = trayItems(menu).find((m) => m.label?.startsWith('PostgreSQL '))!.label!;
+    expect(label.endsWith(`(schema ${schema})`)).toBe(true);
+    expect(line.startsWith(label.split('…')[0]!)).toBe(true);
+    await app.until(() => app.last('preload.ran'), 'the page');
+    expect(await app.request('queueInfo')).toEqual({ backend: 'postgres', location: shown });
+
+    // Another host enqueues; the tray's dispatcher, woken by NOTIFY, runs it.
+    const other = await openStore(shown);
+    try {
+      const [queued] = await other.enqueue([newTask({ name: 'from another host' })], Date.now());
+      const id = queued!.task.id;
+      await waitFor(async () => (await other.getTask(id))?.status === 'done', 'the task done by the tray');
+      expect(await app.request('stats')).toMatchObject({ counts: { done: 1 } });
+    } finally {
+      await other.close();
+    }
+    expect(fs.existsSync(path.join(app.home, 'queue.db'))).toBe(false);
+    expect(JSON.stringify(app.records) + app.stderr).not.toContain('hunter2');
+
+    await app.send({ cmd: 'tray-click', label: 'Quit Semaforo' });
+    expect(await app.exited).toBe(0);
   });
 });

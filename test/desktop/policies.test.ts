@@ -77,6 +77,12 @@ describe('tray model', () => {
     const items = v.menu.map((m) => ('label' in m ? m.label : '—'));
     expect(items.slice(-2)).toEqual(['PostgreSQL postgres@db.lan:5432/jobs (schema ops)', 'Quit Semaforo']);
     expect(labels(trayView(input()).menu).some((l) => /SQLite|PostgreSQL/.test(l))).toBe(false);
+    // Too long for a menu: cut in the middle, so the schema (or file name) still shows.
+    const long = 'PostgreSQL semaforo_ops@db-primary.internal.example.com:5432/jobs (schema nightly)';
+    const cut = trayView(input({ queue: long })).menu.at(-2)!;
+    expect('label' in cut && cut.label).toBe(
+      'PostgreSQL semaforo_ops@db-prima….com:5432/jobs (schema nightly)',
+    );
   });
 
   it('is idle (green) with nothing to do, busy (amber) with work, with the counts in the tooltip', () => {

@@ -85,6 +85,13 @@ function truncate(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
+/** Cut in the middle: a long file path or URL is told apart by its end (the file, the schema). */
+function truncateMiddle(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const tail = Math.floor((max - 1) / 2);
+  return `${s.slice(0, max - 1 - tail)}…${s.slice(s.length - tail)}`;
+}
+
 export function trayView(input: TrayInput): TrayView {
   const state = trayState(input);
   const c = input.counts;
@@ -153,7 +160,7 @@ export function trayView(input: TrayInput): TrayView {
       checked: input.launchAtLogin,
     });
   menu.push({ kind: 'separator' });
-  if (input.queue) menu.push({ kind: 'label', label: truncate(input.queue, 64) });
+  if (input.queue) menu.push({ kind: 'label', label: truncateMiddle(input.queue, 64) });
   menu.push({ kind: 'action', label: 'Quit Semaforo', action: { type: 'quit' }, enabled: true });
   return {
     state,

@@ -47,15 +47,22 @@ export const postgres: Scenario = {
           'tasks/s',
           'higher',
           pick(drains, 'rate'),
-          (row) => {
-            const g = atLeastRatio('graphile', 1, 2)(row);
-            return {
-              text: `${g.text}; >= 10,000/s`,
-              met: g.met === null ? null : g.met && (row.values.semaforo ?? 0) >= 10_000,
-            };
-          },
+          atLeastRatio('graphile', 1, 2),
         ),
-        makeRow(`same, in a group with concurrency and rate limits`, 'tasks/s', 'higher', { semaforo: on }),
+        // The issue's floor is for the drain with group limits on, so it is judged on that row.
+        makeRow(
+          `same, in a group with concurrency and rate limits`,
+          'tasks/s',
+          'higher',
+          { semaforo: on },
+          (row) => ({
+            text: '>= 10,000/s',
+            met:
+              row.values.semaforo === null || row.values.semaforo === undefined
+                ? null
+                : row.values.semaforo >= 10_000,
+          }),
+        ),
         withValues('limits off / limits on (time)', 'x', 'lower', { semaforo: cost }, {}, (row) => ({
           text: '<= 1.5x',
           met:

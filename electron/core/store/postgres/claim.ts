@@ -24,24 +24,19 @@ import { claimGroupOf } from '../group-row.ts';
 import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';
 import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
 import type { Queryable } from './db.ts';
+import {
+  candidateRow,
+  countsRow,
+  dueRow,
+  groupLimitsRow,
+  rateWindowRow,
+  settingsLimitsRow,
+} from './limit-rows.ts';
 import { toTask } from './rows.ts';
 
 const list = (xs: readonly string[]) => xs.map((s) => `'${s}'`).join(', ');
 /** Written as the partial indexes tasks_claimable* say it, so the planner can use them. */
 const CLAIMABLE = list(TRANSITIONS.claim.from);
-
-interface GroupLimits {
-  name: string;
-  concurrency: number | null;
-  rate_limit: number | null;
-  rate_period_ms: number | null;
-  rate_burst: number | null;
-  paused: boolean;
-  blocked_until: number | null;
-  adaptive: boolean;
-  eff_concurrency: number | null;
-  eff_rate: number | null;
-}
 
 const WINDOW_STARTS =
   'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = $1 AND started_at > $2';
@@ -89,17 +84,19 @@ export async function claimReady(
   c: ClaimInput,
 ): Promise<{ claimed: ClaimedTask[]; nextWakeAt: number | null }> {
   const { now, queueNow, worker } = c;
-  const [settings] = await q.query<{ global_concurrency: number; paused: boolean }>(
-    'SELECT global_concurrency, paused FROM settings WHERE id = 1',
-  );
+  const [settings] = (
+    await q.query<object>('SELECT global_concurrency, paused FROM settings WHERE id = 1')
+  ).map(settingsLimitsRow);
   if (!settings || settings.paused || c.claimMax <= 0) return { claimed: [], nextWakeAt: null };
 
   const runningByGroup = new Map<string, number>();
   const hasWaiting = new Set<string>();
   let runningTotal = 0;
-  const active = await q.query<{ group_name: string; status: string; n: number }>(
-    `SELECT group_name, status, n FROM counts WHERE status IN (${list(ACTIVE_STATUSES)}) AND n > 0`,
-  );
+  const active = (
+    await q.query<object>(
+      `SELECT group_name, status, n FROM counts WHERE status IN (${list(ACTIVE_STATUSES)}) AND n > 0`,
+    )
+  ).map(countsRow);
   for (const r of active) {
     if (r.status !== 'running') {
       hasWaiting.add(r.group_name);
@@ -121,12 +118,14 @@ export async function claimReady(
   const waiting: string[] = [];
   const rateLimited = new Set<string>();
   // Only groups with something waiting can yield a candidate: the rest cost nothing per tick.
-  const groups = await q.query<GroupLimits>(
-    `SELECT name, concurrency, rate_limit, rate_period_ms, rate_burst, paused, blocked_until,
-       adaptive, eff_concurrency, eff_rate FROM groups
+  const groups = (
+    await q.query<object>(
+      `SELECT name, concurrency, rate_limit, rate_period_ms, rate_burst, paused, blocked_until,
+         adaptive, eff_concurrency, eff_rate FROM groups
      WHERE name = ANY($1::text[]) ORDER BY name`,
-    [[...hasWaiting]],
-  );
+      [[...hasWaiting]],
+    )
+  ).map(groupLimitsRow);
   for (const row of groups) {
     const g = claimGroupOf(row);
     let room = plan.groupRoom(g, runningByGroup.get(g.name) ?? 0);
@@ -137,18 +136,20 @@ export async function claimReady(
         g.name,
         plan.pruneBefore(g),
       ]);
-      const [w] = await q.query<{ n: number; oldest: number | null }>(WINDOW_STARTS, [g.name, windowStart]);
+      const [w] = (await q.query<object>(WINDOW_STARTS, [g.name, windowStart])).map(rateWindowRow);
       room = plan.rateRoom(g, room, w!.n, w!.oldest);
       const capStart = plan.capWindowStart(g);
       if (room > 0 && capStart !== null) {
-        const [c] = await q.query<{ n: number; oldest: number | null }>(WINDOW_STARTS, [g.name, capStart]);
+        const [c] = (await q.query<object>(WINDOW_STARTS, [g.name, capStart])).map(rateWindowRow);
         room = plan.capRoom(g, room, c!.n, c!.oldest);
       }
     }
     if (room <= 0) continue;
-    const ready = c.reservedOnly
-      ? await q.query<ClaimCandidate>(RESERVED_CANDIDATES, [g.name, now, c.kinds, room, worker.id])
-      : await q.query<ClaimCandidate>(CANDIDATES, [g.name, now, c.kinds, room]);
+    const ready: ClaimCandidate[] = (
+      c.reservedOnly
+        ? await q.query<object>(RESERVED_CANDIDATES, [g.name, now, c.kinds, room, worker.id])
+        : await q.query<object>(CANDIDATES, [g.name, now, c.kinds, room])
+    ).map(candidateRow);
     if (ready.length === 0) waiting.push(g.name);
     plan.offer(g.name, room, ready);
   }
@@ -184,9 +185,11 @@ export async function claimReady(
 
   // A group with room but only delayed tasks: wake when its first is due.
   for (const g of waiting) {
-    const [due] = c.reservedOnly
-      ? await q.query<{ at: number | null }>(RESERVED_NEXT_DUE, [g, c.kinds, worker.id])
-      : await q.query<{ at: number | null }>(NEXT_DUE, [g, c.kinds]);
+    const [due] = (
+      c.reservedOnly
+        ? await q.query<object>(RESERVED_NEXT_DUE, [g, c.kinds, worker.id])
+        : await q.query<object>(NEXT_DUE, [g, c.kinds])
+    ).map(dueRow);
     plan.dueAt(due?.at ?? null);
   }
   return { claimed, nextWakeAt: plan.wakeAt };

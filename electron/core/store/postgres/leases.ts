@@ -18,6 +18,7 @@ import {
 import { straysOf } from '../lease-strays.ts';
 import type { LeaseHolder, RenewResult, WorkerIdentity } from '../task-store.ts';
 import type { Db, Queryable } from './db.ts';
+import { ownerRow, reserverRow } from './limit-rows.ts';
 import { atMs, untilMs } from './pg-clock.ts';
 import { pgText } from './pg-text.ts';
 
@@ -41,13 +42,6 @@ const RELEASE = `UPDATE tasks SET status = $2, attempts = attempts - $3, run_at 
   WHERE id = $4 AND status = 'running' AND lease_owner = $5 RETURNING id`;
 const CLOSE_RUNNING = `UPDATE history SET ended_at = $1, outcome = $2, error = $3
   WHERE task_id = $4 AND type = 'attempt' AND outcome = 'running'`;
-
-interface OwnerRow {
-  lease_owner: string | null;
-  owner_pid: number | null;
-  owner_host: string | null;
-  latest: number | null;
-}
 
 async function endLease(q: Queryable, id: number, at: number, end: LeaseEnd): Promise<void> {
   const now = atMs(at);
@@ -97,16 +91,16 @@ export async function reclaimLost(
 ): Promise<number[]> {
   const now = atMs(at);
   // Cheap reads first: the usual answer is "nothing to do" and needs no transaction.
-  const lost = (await db.query<OwnerRow>(RUNNING_OWNERS)).filter(
-    (o) =>
-      o.lease_owner !== null &&
-      isLost({ id: o.lease_owner, pid: o.owner_pid, host: o.owner_host, leaseExpiresAt: o.latest }),
-  );
-  const dead = (
-    await db.query<{ reserved_for: string; reserved_pid: number | null; reserved_host: string | null }>(
-      RESERVERS,
-    )
-  ).filter((r) => isLost({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
+  const lost = (await db.query<object>(RUNNING_OWNERS))
+    .map(ownerRow)
+    .filter(
+      (o) =>
+        o.lease_owner !== null &&
+        isLost({ id: o.lease_owner, pid: o.owner_pid, host: o.owner_host, leaseExpiresAt: o.latest }),
+    );
+  const dead = (await db.query<object>(RESERVERS))
+    .map(reserverRow)
+    .filter((r) => isLost({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
   if (lost.length === 0 && dead.length === 0) return [];
   return db.tx(async (q) => {
     const out: number[] = [];

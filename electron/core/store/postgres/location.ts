@@ -3,6 +3,7 @@
  * schema (default `semaforo`) lets several queues share one database; it is validated here once,
  * so it can be used as a bare identifier (search_path, channel names) everywhere else.
  */
+import os from 'node:os';
 import { RESERVED_WORDS } from './pg-keywords.ts';
 
 export interface PgLocation {
@@ -39,7 +40,7 @@ export function parsePgLocation(location: string): PgLocation {
   const schema = url.searchParams.get('schema') ?? DEFAULT_SCHEMA;
   checkSchema(schema);
   url.searchParams.delete('schema');
-  const connectionString = url.toString();
+  const connectionString = withUser(url).toString();
   // Shown without its password, nor any query option (password=, sslpassword=, sslkey= may be
   // secrets): the schema alone says which queue.
   const shown = new URL(url.toString());
@@ -47,6 +48,27 @@ export function parsePgLocation(location: string): PgLocation {
   shown.search = '';
   if (schema !== DEFAULT_SCHEMA) shown.searchParams.set('schema', schema);
   return { connectionString, schema, display: shown.toString() };
+}
+
+/**
+ * A URL without a user connects as PGUSER or else the OS account, as psql does: `pg` falls back
+ * to $USER only, which cron, systemd units and containers often leave unset.
+ */
+function withUser(url: URL): URL {
+  if (url.username) return url;
+  const user = process.env.PGUSER || osUser();
+  if (!user) return url;
+  const out = new URL(url.toString());
+  out.username = encodeURIComponent(user);
+  return out;
+}
+
+function osUser(): string | null {
+  try {
+    return os.userInfo().username || null;
+  } catch {
+    return null; // no passwd entry for this uid (some containers)
+  }
 }
 
 function checkSchema(schema: string): void {

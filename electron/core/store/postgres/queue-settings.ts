@@ -16,6 +16,7 @@ export interface GroupRow extends Omit<SharedGroupRow, 'paused'>, Omit<LearningR
   rate_oldest: number | null;
 }
 
+// Groups have no id: a bad row is named by its name.
 const groupRow = rowChecker<GroupRow>(
   'groups',
   {
