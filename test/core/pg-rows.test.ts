@@ -108,7 +108,17 @@ describe('PostgreSQL rows', () => {
 
 describe('PostgreSQL rows a claim decides with', () => {
   it('refuses a limit or a lease holder of the wrong type, naming the row', () => {
-    const group = { name: 'vendor', concurrency: 2, rate_limit: null, rate_period_ms: null, paused: false };
+    const group = {
+      name: 'vendor',
+      concurrency: 2,
+      rate_limit: null,
+      rate_period_ms: null,
+      rate_burst: null,
+      paused: false,
+      adaptive: false,
+      eff_concurrency: null,
+      eff_rate: null,
+    };
     expect(groupLimitsRow({ ...group, blocked_until: null })).toMatchObject({ concurrency: 2 });
     expect(() => groupLimitsRow({ ...group, concurrency: 1.5, blocked_until: null })).toThrow(
       'groups row "vendor": concurrency is 1.5, expected an integer or null',
