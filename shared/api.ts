@@ -36,6 +36,7 @@ import {
   taskIdSchema,
   taskSpecSchema,
 } from './schemas.ts';
+import { bulkRequestSchema, type BulkResult } from './task-filter.ts';
 
 const ids = z
   .array(taskIdSchema, { error: 'must be an array of task ids' })
@@ -65,6 +66,8 @@ export const requestSchemas = {
   enqueue: taskSpecSchema,
   retry: z.strictObject({ ids }),
   retryFailed: retryFilterSchema.optional(),
+  /** retry, cancel or delete every task a filter matches (shared/task-filter.ts) */
+  actOnMatching: bulkRequestSchema,
   cancel: z.strictObject({ ids }),
   remove: z.strictObject({ ids }),
   setPriority: z.strictObject({ id: taskIdSchema, priority: prioritySchema }),
@@ -99,6 +102,7 @@ export interface ApiOutputs {
   enqueue: EnqueueResult;
   retry: { ids: number[] };
   retryFailed: { ids: number[] };
+  actOnMatching: BulkResult;
   cancel: { cancelled: number[]; requested: number[] };
   remove: { ids: number[] };
   setPriority: Task;

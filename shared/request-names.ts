@@ -12,6 +12,7 @@ export const REQUEST_NAMES = [
   'enqueue',
   'retry',
   'retryFailed',
+  'actOnMatching',
   'cancel',
   'remove',
   'setPriority',

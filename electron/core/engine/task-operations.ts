@@ -23,7 +23,8 @@ import {
   type RetryFilter,
   type SettingsUpdate,
 } from '../../../shared/schemas.ts';
-import type { NewTask } from '../store/task-store.ts';
+import type { BulkRequest } from '../../../shared/task-filter.ts';
+import type { BulkOutcome, NewTask } from '../store/task-store.ts';
 import { defaultTaskName } from '../policy/default-name.ts';
 import { BUCKETS, bucketsFrom, finishedTotals, HOUR_WINDOWS } from '../policy/hour-series.ts';
 import type { EngineCore } from './core.ts';
@@ -45,7 +46,10 @@ export interface TaskOperations {
   /** Tasks that failed for good after a (finishedAt, id) cursor, oldest first (for notifiers). */
   failedSince(after: { at: number; id: number }, limit?: number): Promise<Task[]>;
   retry(ids: readonly number[]): Promise<number[]>;
+  /** Every failed task (of a group, of a kind): the CLI's `retry --failed`, the tray's "Retry all". */
   retryFailed(filter?: RetryFilter): Promise<number[]>;
+  /** Retry, cancel or delete what a filter matches, at most `max` (shared/task-filter.ts). */
+  actOnMatching(request: BulkRequest): Promise<BulkOutcome>;
   cancel(ids: readonly number[]): Promise<{ cancelled: number[]; requested: number[] }>;
   remove(ids: readonly number[]): Promise<number[]>;
   setPriority(id: number, priority: number): Promise<Task>;
@@ -130,7 +134,21 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
       return bucketsFrom(cumulative, now);
     },
     retry: (ids) => changing(store.retry(ids, clock.now())),
-    retryFailed: (filter = {}) => changing(store.retryFailed(filter, clock.now())),
+    async retryFailed(filter = {}) {
+      const out = await ops.actOnMatching({
+        action: 'retry',
+        filter: { ...filter, status: ['failed'] },
+        max: Number.MAX_SAFE_INTEGER,
+      });
+      return out.ids;
+    },
+    async actOnMatching({ action, filter, max, dryRun }) {
+      const out = await store.actOnMatching(action, filter, clock.now(), { max, dryRun: dryRun ?? false });
+      if (dryRun) return out;
+      core.cancelRequested(out.requested);
+      core.tasksChanged([...out.ids, ...out.requested]);
+      return out;
+    },
     async cancel(ids) {
       const out = await store.cancel(ids, clock.now());
       core.cancelRequested(out.requested);

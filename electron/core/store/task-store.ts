@@ -21,7 +21,8 @@ import type {
   TaskWithHistory,
 } from '../../../shared/domain.ts';
 import type { ScheduleStore } from './schedule-store.ts';
-import type { GroupUpdate, ListQuery, RetryFilter, SettingsUpdate } from '../../../shared/schemas.ts';
+import type { GroupUpdate, ListQuery, SettingsUpdate } from '../../../shared/schemas.ts';
+import type { BulkAction, TaskFilter } from '../../../shared/task-filter.ts';
 
 /** A task ready to be written, after validation and defaults. */
 export interface NewTask {
@@ -140,6 +141,20 @@ export interface RenewResult {
   strays: number[];
 }
 
+export interface BulkOptions {
+  /** act on at most this many, in id order */
+  max: number;
+  /** answer what would be done, write nothing */
+  dryRun?: boolean;
+}
+
+export interface BulkOutcome {
+  /** retried, cancelled while waiting, or deleted */
+  ids: number[];
+  /** running tasks whose worker is asked to stop them (cancel) */
+  requested: number[];
+}
+
 export interface TaskStore {
   /**
    * The queue's location as shown to people: a file path, or a server URL without its password.
@@ -184,7 +199,12 @@ export interface TaskStore {
   setLiveOutput(updates: ReadonlyMap<number, string>, worker: WorkerIdentity): Promise<void>;
 
   retry(ids: readonly number[], now: number): Promise<number[]>;
-  retryFailed(filter: RetryFilter, now: number): Promise<number[]>;
+  /**
+   * Retry, cancel or delete every task `filter` matches that the action applies to, up to `max`
+   * in id order (policy/bulk-rules.ts decides which); the others are passed over, not refused.
+   * One transaction. A retry records the attempt count each task had, as `retry` does.
+   */
+  actOnMatching(action: BulkAction, filter: TaskFilter, now: number, opts: BulkOptions): Promise<BulkOutcome>;
   cancel(ids: readonly number[], now: number): Promise<{ cancelled: number[]; requested: number[] }>;
   remove(ids: readonly number[]): Promise<number[]>;
   setPriority(id: number, priority: number, now: number): Promise<Task>;

@@ -11,7 +11,8 @@ import { insertTasks } from './enqueue.ts';
 import { reclaimLost, releaseLeases, renewLeases, setLiveOutput, setProgress } from './leases.ts';
 import { PgListener } from './listener.ts';
 import { migratePg } from './migrations.ts';
-import { cancel, purgeFinished, remove, retry, retryFailed, setPriority } from './operator-actions.ts';
+import { actOnMatching } from './bulk-actions.ts';
+import { cancel, purgeFinished, remove, retry, setPriority } from './operator-actions.ts';
 import { measureClockOffset, offsetWarning } from './pg-clock.ts';
 import { settings, updateGroup, updateSettings } from './queue-settings.ts';
 import { failedSince, getTask, listTasks, metrics, stats } from './reads.ts';
@@ -107,7 +108,8 @@ class PgTaskStore implements TaskStore {
   };
 
   retry: TaskStore['retry'] = (ids, now) => retry(this.db, ids, now);
-  retryFailed: TaskStore['retryFailed'] = (filter, now) => retryFailed(this.db, filter, now);
+  actOnMatching: TaskStore['actOnMatching'] = (action, filter, now, opts) =>
+    actOnMatching(this.db, action, filter, now, opts);
   cancel: TaskStore['cancel'] = (ids, now) => cancel(this.db, ids, now);
   remove: TaskStore['remove'] = (ids) => remove(this.db, ids);
   setPriority: TaskStore['setPriority'] = (id, priority, now) => setPriority(this.db, id, priority, now);

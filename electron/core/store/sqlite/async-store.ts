@@ -124,8 +124,8 @@ class AsyncSqliteStore implements TaskStore {
   setLiveOutput: TaskStore['setLiveOutput'] = (updates, worker) =>
     settle(() => this.s.setLiveOutput(updates, worker), this.t);
   retry: TaskStore['retry'] = (ids, now) => settle(() => this.s.retry(ids, now), this.t);
-  retryFailed: TaskStore['retryFailed'] = (filter, now) =>
-    settle(() => this.s.retryFailed(filter, now), this.t);
+  actOnMatching: TaskStore['actOnMatching'] = (action, filter, now, opts) =>
+    settle(() => this.s.actOnMatching(action, filter, now, opts), this.t);
   cancel: TaskStore['cancel'] = (ids, now) => settle(() => this.s.cancel(ids, now), this.t);
   remove: TaskStore['remove'] = (ids) => settle(() => this.s.remove(ids), this.t);
   setPriority: TaskStore['setPriority'] = (id, priority, now) =>

@@ -3,7 +3,6 @@
  * cursor, the overview's counts and the metrics. Each read includes the tasks still waiting in
  * the inbox (enqueue.ts), read in one snapshot with `tasks`.
  */
-import { likeAnywhere, searchedId } from '../search-scope.ts';
 import type { Database, Statement } from 'better-sqlite3';
 import {
   FINISHED_STATUSES,
@@ -24,6 +23,7 @@ import { groupInfo } from '../group-row.ts';
 import { NEW_GROUP, type GroupRow } from './queue-settings.ts';
 import { toHistory, type HistoryRow } from './rows.ts';
 import { sqlList } from './sql.ts';
+import { filterSql } from './task-filter-sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
 
 const FINISHED = new Set<string>(FINISHED_STATUSES);
@@ -101,34 +101,16 @@ export class Reads {
     const waiting = this.intake.takeInWaiting();
     const from =
       waiting === null ? 'tasks t' : `(SELECT * FROM main.tasks UNION ALL SELECT * FROM ${waiting}) t`;
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (q.status && q.status.length > 0) {
-      where.push(`status IN (${q.status.map(() => '?').join(', ')})`);
-      params.push(...q.status);
-      // Always true of finished tasks; said, it lets the planner read the partial tasks_ended in
-      // finish order. Only for that sort: for others, tasks_status (status, id) serves better.
-      if (q.sort === 'finishedAt' && q.status.every((st) => FINISHED.has(st)))
-        where.push('finished_at IS NOT NULL');
-    }
-    if (q.group) {
-      where.push('group_name = ?');
-      params.push(q.group);
-    }
-    if (q.kind) {
-      where.push('kind = ?');
-      params.push(q.kind);
-    }
-    if (q.search) {
-      // search-scope.ts; 100,000 tasks with 10,000 attempts' output: about 50 ms a page.
-      const like = (col: string) => `${col} LIKE ? ESCAPE '\\'`;
-      where.push(
-        `(${like('name')} OR ${like('error')} OR ${like('payload')} OR id = ? OR EXISTS ` +
-          `(SELECT 1 FROM history h WHERE h.task_id = t.id AND (${like('h.output')} OR ${like('h.error')})))`,
-      );
-      const pattern = likeAnywhere(q.search);
-      params.push(pattern, pattern, pattern, searchedId(q.search) ?? -1, pattern, pattern);
-    }
+    const { where, params } = filterSql(q);
+    // Always true of finished tasks; said, it lets the planner read the partial tasks_ended in
+    // finish order. Only for that sort: for others, tasks_status (status, id) serves better.
+    if (
+      q.sort === 'finishedAt' &&
+      q.status &&
+      q.status.length > 0 &&
+      q.status.every((st) => FINISHED.has(st))
+    )
+      where.push('finished_at IS NOT NULL');
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const col = SORT_COLUMNS[q.sort ?? 'createdAt'];
     const order = q.order ?? 'desc';

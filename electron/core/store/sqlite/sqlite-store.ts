@@ -14,8 +14,11 @@ import type {
   TaskPage,
   TaskWithHistory,
 } from '../../../../shared/domain.ts';
-import type { GroupUpdate, ListQuery, RetryFilter, SettingsUpdate } from '../../../../shared/schemas.ts';
+import type { GroupUpdate, ListQuery, SettingsUpdate } from '../../../../shared/schemas.ts';
+import type { BulkAction, TaskFilter } from '../../../../shared/task-filter.ts';
 import type {
+  BulkOptions,
+  BulkOutcome,
   LeaseHolder,
   NewTask,
   RenewResult,
@@ -115,8 +118,8 @@ export class SqliteTaskStore implements SyncTaskStore {
     return this.actions.retry(ids, now);
   }
 
-  retryFailed(filter: RetryFilter, now: number): number[] {
-    return this.actions.retryFailed(filter, now);
+  actOnMatching(action: BulkAction, filter: TaskFilter, now: number, opts: BulkOptions): BulkOutcome {
+    return this.actions.actOnMatching(action, filter, now, opts);
   }
 
   cancel(ids: readonly number[], now: number): { cancelled: number[]; requested: number[] } {
