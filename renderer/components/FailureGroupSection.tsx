@@ -15,8 +15,13 @@ export function FailureGroupSection(props: {
   onOpen(task: Task): void;
   onRetry(tasks: Task[]): void;
   onDiscard(tasks: Task[]): void;
+  /**
+   * Given when older failures are not loaded: the group's buttons then act on every failed task
+   * with this cause, on the server (the confirm says how many).
+   */
+  onAll?: { retry(): void; discard(): void };
 }) {
-  const { group, selection, openTaskId, now, onOpen, onRetry, onDiscard } = props;
+  const { group, selection, openTaskId, now, onOpen, onRetry, onDiscard, onAll } = props;
   const selectedHere = group.tasks.filter((t) => selection.has(t.id)).length;
   const all = selectedHere === group.tasks.length;
   const headingId = `failure-${useId().replace(/[^a-z0-9]+/gi, '')}`;
@@ -48,12 +53,25 @@ export function FailureGroupSection(props: {
         </div>
         <span className="muted">{plural(group.tasks.length, 'task')}</span>
         <div className="button-row">
-          <button type="button" onClick={() => onRetry(group.tasks)}>
-            {group.tasks.length === 1 ? 'Retry' : `Retry these ${group.tasks.length}`}
-          </button>
-          <button type="button" className="danger" onClick={() => onDiscard(group.tasks)}>
-            {group.tasks.length === 1 ? 'Discard' : `Discard these ${group.tasks.length}`}
-          </button>
+          {onAll ? (
+            <>
+              <button type="button" onClick={onAll.retry}>
+                Retry all with this error
+              </button>
+              <button type="button" className="danger" onClick={onAll.discard}>
+                Discard all with this error
+              </button>
+            </>
+          ) : (
+            <>
+              <button type="button" onClick={() => onRetry(group.tasks)}>
+                {group.tasks.length === 1 ? 'Retry' : `Retry these ${group.tasks.length}`}
+              </button>
+              <button type="button" className="danger" onClick={() => onDiscard(group.tasks)}>
+                {group.tasks.length === 1 ? 'Discard' : `Discard these ${group.tasks.length}`}
+              </button>
+            </>
+          )}
         </div>
       </header>
       <ul className="failure-tasks">
