@@ -26,7 +26,7 @@ import {
 import type { BulkRequest } from '../../../shared/task-filter.ts';
 import type { BulkOutcome, NewTask } from '../store/task-store.ts';
 import { defaultTaskName } from '../policy/default-name.ts';
-import { BUCKETS, bucketsFrom, finishedTotals, HOUR_WINDOWS } from '../policy/hour-series.ts';
+import { BUCKET_MS, BUCKETS, seriesFrom } from '../policy/hour-series.ts';
 import type { EngineCore } from './core.ts';
 
 const DAY = 24 * 3600_000;
@@ -127,11 +127,7 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
     metrics: (windowMs = 3600_000) => store.metrics(clock.now(), windowMs),
     async hourSeries() {
       const now = clock.now();
-      const cumulative: { done: number; failed: number }[] = [];
-      // Largest window first: a task finishing meanwhile lands in a newer bucket, never an older one.
-      for (let k = BUCKETS - 1; k >= 0; k--)
-        cumulative[k] = finishedTotals(await store.metrics(now, HOUR_WINDOWS[k]!));
-      return bucketsFrom(cumulative, now);
+      return seriesFrom(await store.finishedSeries(now, BUCKET_MS, BUCKETS), now);
     },
     retry: (ids) => changing(store.retry(ids, clock.now())),
     async retryFailed(filter = {}) {

@@ -155,6 +155,12 @@ export interface BulkOutcome {
   requested: number[];
 }
 
+/** Tasks that finished in one bucket of `finishedSeries`. */
+export interface FinishedBucket {
+  done: number;
+  failed: number;
+}
+
 export interface TaskStore {
   /**
    * The queue's location as shown to people: a file path, or a server URL without its password.
@@ -219,6 +225,12 @@ export interface TaskStore {
   failedSince(after: { at: number; id: number }, limit: number): Promise<Task[]>;
   settings(): Promise<QueueSettings>;
   metrics(now: number, windowMs: number): Promise<Metrics>;
+  /**
+   * The done and failed tasks per bucket of `bucketMs` before `now`, newest first, `count`
+   * buckets, in one read: bucket k holds finish times in (now - (k+1)·bucketMs, now - k·bucketMs],
+   * the oldest also its start, the newest also any time after `now` (another host's clock).
+   */
+  finishedSeries(now: number, bucketMs: number, count: number): Promise<FinishedBucket[]>;
   /**
    * Calls `listener` (coalesced) after another connection or process committed a change, so a
    * dispatcher or a read-only face learns of it without asking. Returns an unsubscribe.

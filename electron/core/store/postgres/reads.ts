@@ -14,6 +14,7 @@ import {
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
+import type { FinishedBucket } from '../task-store.ts';
 import type { Db } from './db.ts';
 import { addCounts, readGroups, settings } from './queue-settings.ts';
 import { TEXT, TIME, orNull, rowChecker, toHistory, toTask } from './rows.ts';
@@ -178,4 +179,29 @@ export async function metrics(db: Db, now: number, windowMs: number): Promise<Me
     }),
     windowMs,
   );
+}
+
+/** store contract `finishedSeries`: counted in SQL per (bucket, status), one round trip. */
+export async function finishedSeries(
+  db: Db,
+  now: number,
+  bucketMs: number,
+  count: number,
+): Promise<FinishedBucket[]> {
+  const rows = await db.query<{ k: unknown; status: unknown; n: unknown }>(
+    `SELECT greatest(0, least($3::int - 1, floor(($2::double precision - finished_at) / $4)))::int AS k,
+       status, count(*)::int AS n
+     FROM tasks
+     WHERE status = ANY($1::text[]) AND finished_at IS NOT NULL AND finished_at >= $5
+     GROUP BY 1, 2`,
+    [METRIC_STATUSES, now, count, bucketMs, Math.ceil(now - count * bucketMs)],
+  );
+  const out = Array.from({ length: count }, () => ({ done: 0, failed: 0 }));
+  for (const r of rows) {
+    const { k, n, status } = r;
+    if (!Number.isSafeInteger(k) || !Number.isSafeInteger(n))
+      throw new Error(`tasks: a finished bucket reads ${String(k)}: ${String(n)}, expected integers`);
+    if (status === 'done' || status === 'failed') out[k as number]![status] += n as number;
+  }
+  return out;
 }

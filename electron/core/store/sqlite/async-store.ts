@@ -142,6 +142,8 @@ class AsyncSqliteStore implements TaskStore {
     settle(() => this.s.failedSince(after, limit), this.t);
   settings: TaskStore['settings'] = () => settle(() => this.s.settings(), this.t);
   metrics: TaskStore['metrics'] = (now, windowMs) => settle(() => this.s.metrics(now, windowMs), this.t);
+  finishedSeries: TaskStore['finishedSeries'] = (now, bucketMs, count) =>
+    settle(() => this.s.finishedSeries(now, bucketMs, count), this.t);
 
   syncResults(): Promise<void> {
     if (this.file === undefined || !this.s.commits.waitsForDisk) return Promise.resolve();

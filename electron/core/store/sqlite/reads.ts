@@ -17,6 +17,7 @@ import {
   type TaskWithHistory,
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
+import type { FinishedBucket } from '../task-store.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 import type { Intake } from './enqueue.ts';
 import { groupInfo } from '../group-row.ts';
@@ -56,6 +57,10 @@ export class Reads {
   private readonly failedAfter: Statement<{ at: number; id: number; limit: number }, TaskRow>;
   private readonly recentFailures: Statement<[number], TaskRow>;
   private readonly finishedSince: Statement<[number], FinishedRow>;
+  private readonly finishedBuckets: Statement<
+    { now: number; bucketMs: number; count: number },
+    { k: number; status: string; n: number }
+  >;
 
   constructor(db: Database, intake: Intake, settings: () => QueueSettings) {
     this.db = db;
@@ -82,6 +87,24 @@ export class Reads {
       `SELECT kind, group_name, status, started_at, finished_at FROM tasks INDEXED BY tasks_ended
        WHERE status IN (${sqlList(METRIC_STATUSES)}) AND finished_at IS NOT NULL AND finished_at >= ?`,
     );
+    // Counted in SQL, per (bucket, status): the tasks' rows never leave the database. The
+    // bucket is the floor of the age (CAST truncates; a negative age is clamped into 0).
+    this.finishedBuckets = db.prepare(
+      `SELECT max(0, min(@count - 1, CAST((@now - finished_at) / @bucketMs AS INTEGER))) AS k,
+         status, count(*) AS n
+       FROM tasks INDEXED BY tasks_ended
+       WHERE status IN (${sqlList(METRIC_STATUSES)}) AND finished_at IS NOT NULL
+         AND finished_at >= @now - @count * @bucketMs
+       GROUP BY k, status`,
+    );
+  }
+
+  finishedSeries(now: number, bucketMs: number, count: number): FinishedBucket[] {
+    const out = Array.from({ length: count }, () => ({ done: 0, failed: 0 }));
+    for (const r of this.finishedBuckets.all({ now, bucketMs, count })) {
+      if (r.status === 'done' || r.status === 'failed') out[r.k]![r.status] += r.n;
+    }
+    return out;
   }
 
   getTask(id: number): TaskWithHistory | null {

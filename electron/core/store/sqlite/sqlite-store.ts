@@ -19,6 +19,7 @@ import type { BulkAction, TaskFilter } from '../../../../shared/task-filter.ts';
 import type {
   BulkOptions,
   BulkOutcome,
+  FinishedBucket,
   LeaseHolder,
   NewTask,
   RenewResult,
@@ -170,6 +171,10 @@ export class SqliteTaskStore implements SyncTaskStore {
 
   metrics(now: number, windowMs: number): Metrics {
     return this.reads.metrics(now, windowMs);
+  }
+
+  finishedSeries(now: number, bucketMs: number, count: number): FinishedBucket[] {
+    return this.reads.finishedSeries(now, bucketMs, count);
   }
 
   /** Changes when another connection commits (no disk read); one statement, prepared once. */
