@@ -13,6 +13,7 @@ export const REQUEST_NAMES = [
   'retry',
   'retryFailed',
   'actOnMatching',
+  'failureCounts',
   'cancel',
   'remove',
   'setPriority',

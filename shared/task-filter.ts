@@ -38,3 +38,9 @@ export interface BulkResult {
   /** running tasks whose worker was asked to stop them (cancel only) */
   stopping: number;
 }
+
+/** The failed tasks of one failure group (`cause` as in TaskFilter), over the whole queue. */
+export interface CauseCount {
+  cause: string;
+  count: number;
+}

@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import type { Task } from '../../shared/domain.ts';
 import { groupTitle, type FailureGroup } from '../state/failure-groups.ts';
-import { plural } from '../state/format.ts';
+import { formatCount, plural } from '../state/format.ts';
 import { isPlainClick, taskHref } from '../state/route.ts';
 import type { Selection } from '../state/use-selection.ts';
 import { RelativeTime } from './RelativeTime.tsx';
@@ -19,7 +19,7 @@ export function FailureGroupSection(props: {
    * Given when older failures are not loaded: the group's buttons then act on every failed task
    * with this cause, on the server (the confirm says how many).
    */
-  onAll?: { retry(): void; discard(): void };
+  onAll?: { retry(): void; discard(): void; count: number | undefined };
 }) {
   const { group, selection, openTaskId, now, onOpen, onRetry, onDiscard, onAll } = props;
   const selectedHere = group.tasks.filter((t) => selection.has(t.id)).length;
@@ -51,15 +51,23 @@ export function FailureGroupSection(props: {
             </code>
           )}
         </div>
-        <span className="muted">{plural(group.tasks.length, 'task')}</span>
+        <span className="muted">
+          {onAll?.count !== undefined
+            ? `${formatCount(group.tasks.length)} of ${plural(onAll.count, 'task')} shown`
+            : plural(group.tasks.length, 'task')}
+        </span>
         <div className="button-row">
           {onAll ? (
             <>
               <button type="button" onClick={onAll.retry}>
-                Retry all with this error
+                {onAll.count === undefined
+                  ? 'Retry all with this error'
+                  : `Retry all ${formatCount(onAll.count)}`}
               </button>
               <button type="button" className="danger" onClick={onAll.discard}>
-                Discard all with this error
+                {onAll.count === undefined
+                  ? 'Discard all with this error'
+                  : `Discard all ${formatCount(onAll.count)}`}
               </button>
             </>
           ) : (

@@ -5,6 +5,7 @@ import { FailureGroupSection } from '../components/FailureGroupSection.tsx';
 import { LoadingState } from '../components/LoadingState.tsx';
 import { groupFailures, groupTitle, type FailureGroup } from '../state/failure-groups.ts';
 import { useMatchingActions } from '../state/matching-actions.ts';
+import { useCauseCounts } from '../state/use-cause-counts.ts';
 import { formatCount, plural } from '../state/format.ts';
 import { arrowFocus } from '../state/keyboard.ts';
 import { useTaskActions } from '../state/task-actions.ts';
@@ -31,6 +32,9 @@ export function FailuresScreen({
   const actions = useTaskActions();
   const now = useNow(5000);
   const onMatching = useMatchingActions();
+  // Older failures are not loaded: each group's count in the whole queue, for "Retry all N".
+  const partial = q.data !== undefined && q.data.total > q.data.tasks.length;
+  const counts = useCauseCounts(partial);
 
   const after = (ids: number[] | null) => {
     if (!ids) return;
@@ -49,8 +53,8 @@ export function FailuresScreen({
     );
   else {
     const groups = groupFailures(q.data.tasks);
-    // Older failures are not loaded: a group's buttons act on all with its cause, by filter.
-    const partial = q.data.total > q.data.tasks.length;
+    // A group with more failed tasks than loaded acts on all with its cause, by filter.
+    const more = (g: FailureGroup) => partial && (counts?.get(g.key) ?? Infinity) > g.tasks.length;
     const allOf = (g: FailureGroup, action: 'retry' | 'remove') => async () => {
       const filter = { status: ['failed' as const], kind: g.kind, cause: g.key };
       const describe = `of kind ${g.kind} that failed with “${groupTitle(g)}”`;
@@ -82,7 +86,11 @@ export function FailuresScreen({
                 }),
               )
             }
-            {...(partial ? { onAll: { retry: allOf(g, 'retry'), discard: allOf(g, 'remove') } } : {})}
+            {...(more(g)
+              ? {
+                  onAll: { retry: allOf(g, 'retry'), discard: allOf(g, 'remove'), count: counts?.get(g.key) },
+                }
+              : {})}
             onDiscard={async (tasks) =>
               after(
                 await actions.remove(tasks, {

@@ -123,3 +123,22 @@ describe.each(backends)('actions by filter on $name', (backend) => {
     expect(await store.getTask(held!)).toMatchObject({ status: 'failed' });
   });
 });
+
+describe.each(backends)('failed tasks counted by error on $name', (backend) => {
+  it('counts every failed task per kind and error, and nothing else', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([...tasks(3, { maxAttempts: 1 }), task({ kind: 'shell', maxAttempts: 1 })], 0);
+    await failAll(store, 4, (i) => (i === 1 ? 'KeyError: x' : 'timeout'));
+    // a retrying task carries an error too, but has not failed for good
+    await store.enqueue([task({ maxAttempts: 2 })], 20);
+    const [again] = await claim(store, A, 1, 21);
+    await finish(store, A, 22, ended(again!, 'retrying', 'retry', { error: 'timeout', runAt: 99 }));
+    const got = await store.failedByError();
+    const byKey = (r: { kind: string; error: string | null }) => `${r.kind} ${r.error}`;
+    expect([...got].sort((a, b) => byKey(a).localeCompare(byKey(b)))).toEqual([
+      { kind: 'shell', error: 'timeout', count: 1 },
+      { kind: 'sleep', error: 'KeyError: x', count: 1 },
+      { kind: 'sleep', error: 'timeout', count: 2 },
+    ]);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * Bulk actions act on what matches, not on what is loaded: 3,000 failed tasks, of which the Tasks
  * list has only its first rows on screen, are all retried by "Select all 3,000 matching"; on the
- * Failures screen, which loads the newest 1,000, a failure group's "Retry all with this error"
+ * Failures screen, which loads the newest 1,000, a failure group's "Retry all 1,500"
  * retries every task with that error and no other.
  */
 import fs from 'node:fs';
@@ -83,7 +83,11 @@ describe.skipIf(!hasChromium)('acting on everything that matches', () => {
     const { page, server } = await open({ before: (db) => seedFailed(db, { [CURL]: 1500, [pgDump]: 20 }) });
     await go(page, 'Failures');
     const group = page.getByRole('region', { name: /^vendor-sync exit 7 · curl: \(7\) Failed to connect/ });
-    await group.getByRole('button', { name: 'Retry all with this error' }).click();
+    // The newest 1,000 are loaded: 20 pg_dump failures and 980 of the 1,500 curl ones.
+    await group.getByText('980 of 1,500 tasks shown').waitFor();
+    const other = page.getByRole('region', { name: `vendor-sync ${pgDump}` });
+    await other.getByRole('button', { name: 'Retry these 20' }).waitFor();
+    await group.getByRole('button', { name: 'Retry all 1,500' }).click();
     await confirm(
       page,
       /^Retry 1,500 tasks of kind vendor-sync that failed with “exit 7 · curl/,

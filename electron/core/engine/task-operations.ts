@@ -23,7 +23,8 @@ import {
   type RetryFilter,
   type SettingsUpdate,
 } from '../../../shared/schemas.ts';
-import type { BulkRequest } from '../../../shared/task-filter.ts';
+import type { BulkRequest, CauseCount } from '../../../shared/task-filter.ts';
+import { countByCause } from '../policy/cause-counts.ts';
 import type { BulkOutcome, NewTask } from '../store/task-store.ts';
 import { defaultTaskName } from '../policy/default-name.ts';
 import { BUCKET_MS, BUCKETS, seriesFrom } from '../policy/hour-series.ts';
@@ -50,6 +51,8 @@ export interface TaskOperations {
   retryFailed(filter?: RetryFilter): Promise<number[]>;
   /** Retry, cancel or delete what a filter matches, at most `max` (shared/task-filter.ts). */
   actOnMatching(request: BulkRequest): Promise<BulkOutcome>;
+  /** The failed tasks per failure group (policy/cause-counts.ts). */
+  failureCounts(): Promise<CauseCount[]>;
   cancel(ids: readonly number[]): Promise<{ cancelled: number[]; requested: number[] }>;
   remove(ids: readonly number[]): Promise<number[]>;
   setPriority(id: number, priority: number): Promise<Task>;
@@ -138,6 +141,7 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
       });
       return out.ids;
     },
+    failureCounts: async () => countByCause(await store.failedByError()),
     async actOnMatching({ action, filter, max, dryRun }) {
       const out = await store.actOnMatching(action, filter, clock.now(), { max, dryRun: dryRun ?? false });
       if (dryRun) return out;

@@ -155,6 +155,13 @@ export interface BulkOutcome {
   requested: number[];
 }
 
+/** Failed tasks sharing a kind and an error, word for word (`failedByError`). */
+export interface FailedErrorCount {
+  kind: string;
+  error: string | null;
+  count: number;
+}
+
 /** Tasks that finished in one bucket of `finishedSeries`. */
 export interface FinishedBucket {
   done: number;
@@ -223,6 +230,11 @@ export interface TaskStore {
   stats(now: number, recentFailures: number): Promise<Stats>;
   /** Tasks that failed for good after the (finishedAt, id) cursor, oldest first. */
   failedSince(after: { at: number; id: number }, limit: number): Promise<Task[]>;
+  /**
+   * Every failed task counted by (kind, error) in one read, the rows themselves left in the
+   * database: what the Failures screen groups by cause (policy/bulk-rules.ts) beyond its page.
+   */
+  failedByError(): Promise<FailedErrorCount[]>;
   settings(): Promise<QueueSettings>;
   metrics(now: number, windowMs: number): Promise<Metrics>;
   /**

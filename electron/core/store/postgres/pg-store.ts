@@ -15,7 +15,7 @@ import { actOnMatching } from './bulk-actions.ts';
 import { cancel, purgeFinished, remove, retry, setPriority } from './operator-actions.ts';
 import { measureClockOffset, offsetWarning } from './pg-clock.ts';
 import { settings, updateGroup, updateSettings } from './queue-settings.ts';
-import { failedSince, finishedSeries, getTask, listTasks, metrics, stats } from './reads.ts';
+import { failedByError, failedSince, finishedSeries, getTask, listTasks, metrics, stats } from './reads.ts';
 import { createPgScheduleStore } from './schedule-store.ts';
 import { tick } from './tick.ts';
 
@@ -124,6 +124,7 @@ class PgTaskStore implements TaskStore {
   failedSince: TaskStore['failedSince'] = (after, limit) => failedSince(this.db, after, limit);
   settings: TaskStore['settings'] = () => settings(this.db);
   metrics: TaskStore['metrics'] = (now, windowMs) => metrics(this.db, now, windowMs);
+  failedByError: TaskStore['failedByError'] = () => failedByError(this.db);
   finishedSeries: TaskStore['finishedSeries'] = (now, bucketMs, count) =>
     finishedSeries(this.db, now, bucketMs, count);
 

@@ -14,7 +14,7 @@ import {
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
-import type { FinishedBucket } from '../task-store.ts';
+import type { FailedErrorCount, FinishedBucket } from '../task-store.ts';
 import type { Db } from './db.ts';
 import { addCounts, readGroups, settings } from './queue-settings.ts';
 import { TEXT, TIME, orNull, rowChecker, toHistory, toTask } from './rows.ts';
@@ -204,4 +204,20 @@ export async function finishedSeries(
     if (status === 'done' || status === 'failed') out[k as number]![status] += n as number;
   }
   return out;
+}
+
+/** store contract `failedByError`: grouped in SQL, one row per (kind, error). */
+export async function failedByError(db: Db): Promise<FailedErrorCount[]> {
+  const rows = await db.query<{ kind: unknown; error: unknown; n: unknown }>(
+    "SELECT kind, error, count(*)::int AS n FROM tasks WHERE status = 'failed' GROUP BY kind, error",
+  );
+  return rows.map((r) => {
+    if (
+      typeof r.kind !== 'string' ||
+      (r.error !== null && typeof r.error !== 'string') ||
+      !Number.isSafeInteger(r.n)
+    )
+      throw new Error(`tasks: a failed (kind, error) count reads ${String(r.kind)}: ${String(r.n)}`);
+    return { kind: r.kind, error: r.error as string | null, count: r.n as number };
+  });
 }

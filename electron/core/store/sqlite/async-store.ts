@@ -142,6 +142,7 @@ class AsyncSqliteStore implements TaskStore {
     settle(() => this.s.failedSince(after, limit), this.t);
   settings: TaskStore['settings'] = () => settle(() => this.s.settings(), this.t);
   metrics: TaskStore['metrics'] = (now, windowMs) => settle(() => this.s.metrics(now, windowMs), this.t);
+  failedByError: TaskStore['failedByError'] = () => settle(() => this.s.failedByError(), this.t);
   finishedSeries: TaskStore['finishedSeries'] = (now, bucketMs, count) =>
     settle(() => this.s.finishedSeries(now, bucketMs, count), this.t);
 

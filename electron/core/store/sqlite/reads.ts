@@ -17,7 +17,7 @@ import {
   type TaskWithHistory,
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
-import type { FinishedBucket } from '../task-store.ts';
+import type { FailedErrorCount, FinishedBucket } from '../task-store.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 import type { Intake } from './enqueue.ts';
 import { groupInfo } from '../group-row.ts';
@@ -57,6 +57,7 @@ export class Reads {
   private readonly failedAfter: Statement<{ at: number; id: number; limit: number }, TaskRow>;
   private readonly recentFailures: Statement<[number], TaskRow>;
   private readonly finishedSince: Statement<[number], FinishedRow>;
+  private readonly failedErrors: Statement<[], { kind: string; error: string | null; n: number }>;
   private readonly finishedBuckets: Statement<
     { now: number; bucketMs: number; count: number },
     { k: number; status: string; n: number }
@@ -87,6 +88,9 @@ export class Reads {
       `SELECT kind, group_name, status, started_at, finished_at FROM tasks INDEXED BY tasks_ended
        WHERE status IN (${sqlList(METRIC_STATUSES)}) AND finished_at IS NOT NULL AND finished_at >= ?`,
     );
+    this.failedErrors = db.prepare(
+      "SELECT kind, error, count(*) AS n FROM tasks WHERE status = 'failed' GROUP BY kind, error",
+    );
     // Counted in SQL, per (bucket, status): the tasks' rows never leave the database. The
     // bucket is the floor of the age (CAST truncates; a negative age is clamped into 0).
     this.finishedBuckets = db.prepare(
@@ -97,6 +101,10 @@ export class Reads {
          AND finished_at >= @now - @count * @bucketMs
        GROUP BY k, status`,
     );
+  }
+
+  failedByError(): FailedErrorCount[] {
+    return this.failedErrors.all().map((r) => ({ kind: r.kind, error: r.error, count: r.n }));
   }
 
   finishedSeries(now: number, bucketMs: number, count: number): FinishedBucket[] {

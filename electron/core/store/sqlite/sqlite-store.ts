@@ -19,6 +19,7 @@ import type { BulkAction, TaskFilter } from '../../../../shared/task-filter.ts';
 import type {
   BulkOptions,
   BulkOutcome,
+  FailedErrorCount,
   FinishedBucket,
   LeaseHolder,
   NewTask,
@@ -171,6 +172,10 @@ export class SqliteTaskStore implements SyncTaskStore {
 
   metrics(now: number, windowMs: number): Metrics {
     return this.reads.metrics(now, windowMs);
+  }
+
+  failedByError(): FailedErrorCount[] {
+    return this.reads.failedByError();
   }
 
   finishedSeries(now: number, bucketMs: number, count: number): FinishedBucket[] {
