@@ -36,6 +36,7 @@ import {
   taskIdSchema,
   taskSpecSchema,
 } from './schemas.ts';
+import { bulkRequestSchema, type BulkResult, type CauseCount } from './task-filter.ts';
 
 const ids = z
   .array(taskIdSchema, { error: 'must be an array of task ids' })
@@ -65,6 +66,10 @@ export const requestSchemas = {
   enqueue: taskSpecSchema,
   retry: z.strictObject({ ids }),
   retryFailed: retryFilterSchema.optional(),
+  /** retry, cancel or delete every task a filter matches (shared/task-filter.ts) */
+  actOnMatching: bulkRequestSchema,
+  /** how many failed tasks each failure group holds, beyond the Failures screen's page */
+  failureCounts: nothing,
   cancel: z.strictObject({ ids }),
   remove: z.strictObject({ ids }),
   setPriority: z.strictObject({ id: taskIdSchema, priority: prioritySchema }),
@@ -99,6 +104,8 @@ export interface ApiOutputs {
   enqueue: EnqueueResult;
   retry: { ids: number[] };
   retryFailed: { ids: number[] };
+  actOnMatching: BulkResult;
+  failureCounts: CauseCount[];
   cancel: { cancelled: number[]; requested: number[] };
   remove: { ids: number[] };
   setPriority: Task;

@@ -13,6 +13,8 @@ export const LIMITS = {
   nameLength: 200,
   uniqueLength: 200,
   batch: 100_000,
+  /** tasks one action by filter may touch: one transaction, not an unbounded one */
+  bulk: 100_000,
   globalConcurrency: { min: 1, max: 10_000, default: 3 },
   groupConcurrency: { min: 1, max: 10_000 },
   rate: { minLimit: 1, maxLimit: 1_000_000, minPeriodMs: 1, maxPeriodMs: 24 * 3600_000 },

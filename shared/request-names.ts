@@ -12,6 +12,8 @@ export const REQUEST_NAMES = [
   'enqueue',
   'retry',
   'retryFailed',
+  'actOnMatching',
+  'failureCounts',
   'cancel',
   'remove',
   'setPriority',

@@ -23,7 +23,7 @@ const nameLike = (what: string) =>
 export const kindSchema = nameLike('kind');
 export const groupNameSchema = nameLike('group');
 
-const intIn = (min: number, max: number) =>
+export const intIn = (min: number, max: number) =>
   z
     .number({ error: `must be an integer from ${min} to ${max}` })
     .int({ error: `must be an integer from ${min} to ${max}` })

@@ -34,6 +34,11 @@ export function createQueueService(engine: Engine): QueueService {
     enqueue: (i) => engine.enqueue(i),
     retry: async (i) => ({ ids: await engine.retry(i.ids) }),
     retryFailed: async (i) => ({ ids: await engine.retryFailed(i ?? {}) }),
+    failureCounts: () => engine.failureCounts(),
+    actOnMatching: async (i) => {
+      const out = await engine.actOnMatching(i);
+      return { count: out.ids.length, stopping: out.requested.length };
+    },
     cancel: (i) => engine.cancel(i.ids),
     remove: async (i) => ({ ids: await engine.remove(i.ids) }),
     setPriority: (i) => engine.setPriority(i.id, i.priority),

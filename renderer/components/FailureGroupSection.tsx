@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import type { Task } from '../../shared/domain.ts';
 import { groupTitle, type FailureGroup } from '../state/failure-groups.ts';
-import { plural } from '../state/format.ts';
+import { formatCount, plural } from '../state/format.ts';
 import { isPlainClick, taskHref } from '../state/route.ts';
 import type { Selection } from '../state/use-selection.ts';
 import { RelativeTime } from './RelativeTime.tsx';
@@ -15,8 +15,13 @@ export function FailureGroupSection(props: {
   onOpen(task: Task): void;
   onRetry(tasks: Task[]): void;
   onDiscard(tasks: Task[]): void;
+  /**
+   * Given when older failures are not loaded: the group's buttons then act on every failed task
+   * with this cause, on the server (the confirm says how many).
+   */
+  onAll?: { retry(): void; discard(): void; count: number | undefined };
 }) {
-  const { group, selection, openTaskId, now, onOpen, onRetry, onDiscard } = props;
+  const { group, selection, openTaskId, now, onOpen, onRetry, onDiscard, onAll } = props;
   const selectedHere = group.tasks.filter((t) => selection.has(t.id)).length;
   const all = selectedHere === group.tasks.length;
   const headingId = `failure-${useId().replace(/[^a-z0-9]+/gi, '')}`;
@@ -46,14 +51,35 @@ export function FailureGroupSection(props: {
             </code>
           )}
         </div>
-        <span className="muted">{plural(group.tasks.length, 'task')}</span>
+        <span className="muted">
+          {onAll?.count !== undefined
+            ? `${formatCount(group.tasks.length)} of ${plural(onAll.count, 'task')} shown`
+            : plural(group.tasks.length, 'task')}
+        </span>
         <div className="button-row">
-          <button type="button" onClick={() => onRetry(group.tasks)}>
-            {group.tasks.length === 1 ? 'Retry' : `Retry these ${group.tasks.length}`}
-          </button>
-          <button type="button" className="danger" onClick={() => onDiscard(group.tasks)}>
-            {group.tasks.length === 1 ? 'Discard' : `Discard these ${group.tasks.length}`}
-          </button>
+          {onAll ? (
+            <>
+              <button type="button" onClick={onAll.retry}>
+                {onAll.count === undefined
+                  ? 'Retry all with this error'
+                  : `Retry all ${formatCount(onAll.count)}`}
+              </button>
+              <button type="button" className="danger" onClick={onAll.discard}>
+                {onAll.count === undefined
+                  ? 'Discard all with this error'
+                  : `Discard all ${formatCount(onAll.count)}`}
+              </button>
+            </>
+          ) : (
+            <>
+              <button type="button" onClick={() => onRetry(group.tasks)}>
+                {group.tasks.length === 1 ? 'Retry' : `Retry these ${group.tasks.length}`}
+              </button>
+              <button type="button" className="danger" onClick={() => onDiscard(group.tasks)}>
+                {group.tasks.length === 1 ? 'Discard' : `Discard these ${group.tasks.length}`}
+              </button>
+            </>
+          )}
         </div>
       </header>
       <ul className="failure-tasks">

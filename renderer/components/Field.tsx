@@ -8,17 +8,20 @@ export function Field(props: {
   id: string;
   label: string;
   hint?: string;
+  /** the hint is a warning (amber, with a symbol), not a refusal: the form may still be sent */
+  warn?: boolean;
   message?: string;
   children: ReactNode;
   wide?: boolean;
 }) {
-  const { id, label, hint, message, children, wide } = props;
+  const { id, label, hint, warn, message, children, wide } = props;
   return (
     <div className={`field${message ? ' invalid' : ''}${wide ? ' wide' : ''}`}>
       <label htmlFor={id}>{label}</label>
       {children}
       {hint && !message && (
-        <span className="field-hint" id={`${id}-hint`}>
+        <span className={warn ? 'field-hint tone-amber' : 'field-hint'} id={`${id}-hint`}>
+          {warn && <span aria-hidden="true">⚠ </span>}
           {hint}
         </span>
       )}

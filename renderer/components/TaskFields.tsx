@@ -1,6 +1,7 @@
 import type { KindInfo } from '../../shared/domain.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { FORM_KINDS, type FieldName, type TaskForm } from '../state/task-form.ts';
+import { groupHint } from '../state/group-hint.ts';
 import { describedBy, Field } from './Field.tsx';
 import { KindFields } from './KindFields.tsx';
 
@@ -14,13 +15,15 @@ export function TaskFields(props: {
   onChange(name: FieldName, value: string): void;
   message(f: FieldName): string | undefined;
   kinds: readonly KindInfo[] | undefined;
-  groups: readonly string[];
+  /** the queue's groups; undefined while not loaded */
+  groups: readonly string[] | undefined;
   /** show the Delay field (New task) */
   delay?: boolean;
   nameHint?: string;
 }) {
   const { form, onChange, message: msg, kinds, groups, delay = false } = props;
   const nameHint = props.nameHint ?? 'shown in lists; defaults to the command or the kind';
+  const group = groupHint(form.group, groups);
   const kindNames = [...new Set([...FORM_KINDS, ...(kinds ?? []).map((k) => k.kind)])];
   const input = (f: FieldName, hint?: string) => ({
     ...describedBy(`task-${f}`, msg(f), hint),
@@ -48,20 +51,11 @@ export function TaskFields(props: {
         <Field id="task-name" label="Name" hint={nameHint} message={msg('name')}>
           <input {...input('name', nameHint)} maxLength={LIMITS.nameLength + 1} />
         </Field>
-        <Field
-          id="task-group"
-          label="Group"
-          hint="whose limits apply; default: default"
-          message={msg('group')}
-        >
-          <input
-            {...input('group', 'whose limits apply; default: default')}
-            list="known-groups"
-            placeholder="default"
-          />
+        <Field id="task-group" label="Group" hint={group.text} warn={group.isNew} message={msg('group')}>
+          <input {...input('group', group.text)} list="known-groups" placeholder="default" />
         </Field>
         <datalist id="known-groups">
-          {groups.map((g) => (
+          {(groups ?? []).map((g) => (
             <option key={g} value={g} />
           ))}
         </datalist>

@@ -3,7 +3,9 @@ import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorState } from '../components/ErrorState.tsx';
 import { FailureGroupSection } from '../components/FailureGroupSection.tsx';
 import { LoadingState } from '../components/LoadingState.tsx';
-import { groupFailures, groupTitle } from '../state/failure-groups.ts';
+import { groupFailures, groupTitle, type FailureGroup } from '../state/failure-groups.ts';
+import { useMatchingActions } from '../state/matching-actions.ts';
+import { useCauseCounts } from '../state/use-cause-counts.ts';
 import { formatCount, plural } from '../state/format.ts';
 import { arrowFocus } from '../state/keyboard.ts';
 import { useTaskActions } from '../state/task-actions.ts';
@@ -29,6 +31,10 @@ export function FailuresScreen({
   const selection = useSelection();
   const actions = useTaskActions();
   const now = useNow(5000);
+  const onMatching = useMatchingActions();
+  // Older failures are not loaded: each group's count in the whole queue, for "Retry all N".
+  const partial = q.data !== undefined && q.data.total > q.data.tasks.length;
+  const counts = useCauseCounts(partial);
 
   const after = (ids: number[] | null) => {
     if (!ids) return;
@@ -47,12 +53,22 @@ export function FailuresScreen({
     );
   else {
     const groups = groupFailures(q.data.tasks);
+    // A group with more failed tasks than loaded acts on all with its cause, by filter.
+    const more = (g: FailureGroup) => partial && (counts?.get(g.key) ?? Infinity) > g.tasks.length;
+    const allOf = (g: FailureGroup, action: 'retry' | 'remove') => async () => {
+      const filter = { status: ['failed' as const], kind: g.kind, cause: g.key };
+      const describe = `of kind ${g.kind} that failed with “${groupTitle(g)}”`;
+      if (await onMatching(action, filter, { describe })) {
+        selection.clear();
+        q.reload();
+      }
+    };
     body = (
       <div className="failure-groups" onKeyDown={arrowFocus}>
         {q.data.total > q.data.tasks.length && (
           <p className="muted">
             Showing the newest {formatCount(q.data.tasks.length)} of {formatCount(q.data.total)} failed tasks;
-            “Retry all” retries every one.
+            “Retry all” retries every one, and a group’s buttons act on every failed task with its error.
           </p>
         )}
         {groups.map((g) => (
@@ -70,6 +86,11 @@ export function FailuresScreen({
                 }),
               )
             }
+            {...(more(g)
+              ? {
+                  onAll: { retry: allOf(g, 'retry'), discard: allOf(g, 'remove'), count: counts?.get(g.key) },
+                }
+              : {})}
             onDiscard={async (tasks) =>
               after(
                 await actions.remove(tasks, {

@@ -64,7 +64,7 @@ export function NewTaskScreen(props: { from: Task | null; onCreated(taskId: numb
     }
   };
 
-  const groupNames = (stats.data?.groups ?? []).map((g) => g.name);
+  const groupNames = stats.data?.groups.map((g) => g.name);
 
   return (
     <div className="screen new-task">

@@ -160,7 +160,7 @@ function ScheduleEditor(props: { initial: Schedule | null; onSaved(s: Schedule):
     }
   };
 
-  const groupNames = (stats.data?.groups ?? []).map((g) => g.name);
+  const groupNames = stats.data?.groups.map((g) => g.name);
   const text = (
     id: string,
     key: 'name' | 'cron' | 'timezone' | 'every' | 'grace' | 'maxRuntime' | 'minRuntime',

@@ -14,6 +14,8 @@ import { useNow } from '../state/use-now.ts';
 import { useQuery } from '../state/use-query.ts';
 import { useSelection } from '../state/use-selection.ts';
 import { useTaskPages } from '../state/use-task-pages.ts';
+import { useMatchingActions } from '../state/matching-actions.ts';
+import type { BulkAction } from '../../shared/task-filter.ts';
 import { isTyping } from '../state/keyboard.ts';
 
 export function TasksScreen(props: {
@@ -35,8 +37,16 @@ export function TasksScreen(props: {
   const [active, setActive] = useState(0);
   const searchRef = useRef<HTMLInputElement>(null);
   const resetKey = JSON.stringify(query);
+  // "Select all N matching": the bulk actions then act by filter, on the server.
+  const [allMatching, setAllMatching] = useState(false);
+  const onMatching = useMatchingActions();
 
-  useEffect(() => setActive(0), [resetKey]);
+  useEffect(() => {
+    setActive(0);
+    setAllMatching(false);
+  }, [resetKey]);
+  // A row ticked or unticked by hand means a choice of rows again, not "all that match".
+  useEffect(() => setAllMatching(false), [selection.size]);
 
   // `/` focuses the search from anywhere on this screen (DESIGN-UI keyboard).
   useEffect(() => {
@@ -65,6 +75,22 @@ export function TasksScreen(props: {
     async (tasks: Task[]) => after(await actions.remove(tasks), true),
     [actions, after],
   );
+  const clear = useCallback(() => {
+    selection.clear();
+    setAllMatching(false);
+  }, [selection]);
+  const bulk = async (action: BulkAction, onSelected: (tasks: Task[]) => Promise<void>) => {
+    if (!allMatching) return onSelected(selection.tasks());
+    const { sort: _sort, order: _order, ...filter } = query;
+    const matching = pages.total;
+    const scope = {
+      describe: isFiltered(filters) ? 'matching these filters' : 'in the queue',
+      ...(matching !== undefined ? { matching } : {}),
+    };
+    if (!(await onMatching(action, filter, scope))) return;
+    clear();
+    pages.reload();
+  };
 
   const groupNames = (stats.data?.groups ?? []).map((g) => g.name);
   if (filters.group && !groupNames.includes(filters.group)) groupNames.push(filters.group);
@@ -111,8 +137,9 @@ export function TasksScreen(props: {
         openTaskId={openTaskId}
         now={now}
         onOpen={openTask}
-        onRetry={retry}
-        onDelete={remove}
+        // R and Delete act on what the bar says is selected: all that match, once chosen.
+        onRetry={(tasks) => (allMatching ? bulk('retry', retry) : retry(tasks))}
+        onDelete={(tasks) => (allMatching ? bulk('remove', remove) : remove(tasks))}
         onEscape={closeTask}
         resetKey={resetKey}
       />
@@ -143,10 +170,13 @@ export function TasksScreen(props: {
       />
       <BulkBar
         count={selection.size}
-        onRetry={() => retry(selection.tasks())}
-        onCancel={() => cancel(selection.tasks())}
-        onDelete={() => remove(selection.tasks())}
-        onClear={selection.clear}
+        total={total ?? 0}
+        allMatching={allMatching}
+        onSelectAllMatching={() => setAllMatching(true)}
+        onRetry={() => bulk('retry', retry)}
+        onCancel={() => bulk('cancel', cancel)}
+        onDelete={() => bulk('remove', remove)}
+        onClear={clear}
       />
       {pages.error && total !== undefined && (
         <p className="banner tone-red" role="alert">

@@ -43,3 +43,15 @@ export async function freshQueue(backend: Backend, globalConcurrency = 10): Prom
 export function itUnless(backend: Backend, defect: KnownDefect): typeof it | typeof it.fails {
   return backend.knownDefects?.includes(defect) ? it.fails : it;
 }
+
+/** The CLI's `retry --failed [--group] [--kind]`: every failed task that matches, in id order. */
+export async function retryFailed(
+  store: Store,
+  filter: { group?: string; kind?: string },
+  now: number,
+): Promise<number[]> {
+  const out = await store.actOnMatching('retry', { ...filter, status: ['failed'] }, now, {
+    max: Number.MAX_SAFE_INTEGER,
+  });
+  return out.ids;
+}

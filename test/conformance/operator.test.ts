@@ -1,6 +1,19 @@
 /** What an operator does to tasks, groups and settings, and what each action refuses. */
 import { describe, expect, it } from 'vitest';
-import { A, B, backends, claim, done, ended, finish, freshQueue, names, task, tasks } from './harness.ts';
+import {
+  A,
+  B,
+  backends,
+  claim,
+  done,
+  ended,
+  finish,
+  freshQueue,
+  names,
+  retryFailed,
+  task,
+  tasks,
+} from './harness.ts';
 import type { Store } from './harness.ts';
 
 /** Tasks in every status: pending, running, retrying, done, failed, cancelled (by name). */
@@ -59,10 +72,10 @@ describe.each(backends)('operator actions on $name', (backend) => {
     const claimed = await claim(store, A, 4, 10);
     await finish(store, A, 20, ...claimed.slice(0, 3).map((c) => ended(c, 'failed', 'failed')));
     const [k1, g1, g2] = out.map((r) => r.task.id);
-    expect(await store.retryFailed({ kind: 'shell' }, 30)).toEqual([k1]);
-    expect(await store.retryFailed({ group: 'g2' }, 30)).toEqual([g2]);
-    expect(await store.retryFailed({}, 30)).toEqual([g1]);
-    expect(await store.retryFailed({}, 30)).toEqual([]);
+    expect(await retryFailed(store, { kind: 'shell' }, 30)).toEqual([k1]);
+    expect(await retryFailed(store, { group: 'g2' }, 30)).toEqual([g2]);
+    expect(await retryFailed(store, {}, 30)).toEqual([g1]);
+    expect(await retryFailed(store, {}, 30)).toEqual([]);
     expect((await store.stats(30, 0)).counts).toMatchObject({ pending: 3, running: 1, failed: 0 });
   });
 
@@ -166,7 +179,7 @@ describe.each(backends)('operator actions on $name', (backend) => {
       message: expect.stringContaining(`held by task ${holder!.task.id}`),
     });
     // Every other failed task is retried; that one stays failed, as it was.
-    expect(await store.retryFailed({}, 40)).toEqual([plain!.task.id]);
+    expect(await retryFailed(store, {}, 40)).toEqual([plain!.task.id]);
     expect(await store.getTask(keyed!.task.id)).toMatchObject({ status: 'failed', attempts: 1 });
   });
 
@@ -194,7 +207,7 @@ describe.each(backends)('operator actions on $name', (backend) => {
     await q.store.enqueue(tasks(6, { maxAttempts: 1 }), 0);
     const claimed = await claim(q.store, A, 6, 10);
     await finish(q.store, A, 20, ...claimed.map((c) => ended(c, 'failed', 'failed')));
-    const [mine, theirs] = await Promise.all([q.store.retryFailed({}, 30), other.retryFailed({}, 30)]);
+    const [mine, theirs] = await Promise.all([retryFailed(q.store, {}, 30), retryFailed(other, {}, 30)]);
     expect([...mine!, ...theirs!].sort((a, b) => a - b)).toEqual(claimed.map((c) => c.task.id));
     for (const c of claimed) {
       const h = (await q.store.getTask(c.task.id))!.history;
@@ -230,7 +243,7 @@ describe.each(backends)('operator actions on $name', (backend) => {
       // An enqueue of the key racing retryFailed: one unfinished task holds it, whichever came first.
       await q.store.cancel(won, 40);
       const [retried, [enqueued]] = await Promise.all([
-        q.store.retryFailed({ group: key }, 50),
+        retryFailed(q.store, { group: key }, 50),
         other.enqueue([task({ unique: key, group: key })], 50),
       ]);
       const holders = (await q.store.listTasks({ status: ['pending'], group: key })).tasks;

@@ -1,6 +1,17 @@
 /** What the faces read: one task with its history, pages of tasks, counts, failures and metrics. */
 import { describe, expect, it } from 'vitest';
-import { A, backends, claim, done, ended, finish, freshQueue, itUnless, task } from './harness.ts';
+import {
+  A,
+  backends,
+  claim,
+  done,
+  ended,
+  finish,
+  freshQueue,
+  itUnless,
+  retryFailed,
+  task,
+} from './harness.ts';
 
 describe.each(backends)('reads on $name', (backend) => {
   it('returns a task with its attempts and actions in order, and null for an unknown id', async () => {
@@ -21,21 +32,18 @@ describe.each(backends)('reads on $name', (backend) => {
     expect(await store.getTask(9999)).toBeNull();
   });
 
-  itUnless(backend, 'retryFailedActionAttempt')(
-    'records a retry with the attempt count at the time, whichever way it was asked for',
-    async () => {
-      const { store } = await freshQueue(backend);
-      await store.enqueue([task({ name: 'one' }), task({ name: 'all' })], 0);
-      const claimed = await claim(store, A, 2, 10);
-      await finish(store, A, 20, ...claimed.map((c) => ended(c, 'failed', 'failed')));
-      const [one, all] = claimed.map((c) => c.task.id);
-      await store.retry([one!], 30);
-      await store.retryFailed({}, 30);
-      for (const id of [one!, all!]) {
-        expect((await store.getTask(id))!.history.at(-1)).toMatchObject({ outcome: 'retried', attempt: 1 });
-      }
-    },
-  );
+  it('records a retry with the attempt count at the time, whichever way it was asked for', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task({ name: 'one' }), task({ name: 'all' })], 0);
+    const claimed = await claim(store, A, 2, 10);
+    await finish(store, A, 20, ...claimed.map((c) => ended(c, 'failed', 'failed')));
+    const [one, all] = claimed.map((c) => c.task.id);
+    await store.retry([one!], 30);
+    await retryFailed(store, {}, 30);
+    for (const id of [one!, all!]) {
+      expect((await store.getTask(id))!.history.at(-1)).toMatchObject({ outcome: 'retried', attempt: 1 });
+    }
+  });
 
   itUnless(backend, 'searchAsciiCaseOnly')('searches names case-insensitively beyond ASCII', async () => {
     const { store } = await freshQueue(backend);
@@ -248,5 +256,33 @@ describe.each(backends)('reads on $name', (backend) => {
       failureRate: 1,
     });
     expect(m.byGroup.map((r) => [r.key, r.finished, r.failureRate])).toEqual([['g', 6, 1 / 6]]);
+  });
+});
+
+describe.each(backends)('the finished series on $name', (backend) => {
+  it('counts done and failed tasks per bucket, newest first, in one read', async () => {
+    const { store } = await freshQueue(backend);
+    /** one task finished at `at` (claimed just before) */
+    const finishAt = async (at: number, ok = true) => {
+      await store.enqueue([task()], at - 1);
+      const [c] = await claim(store, A, 1, at - 1);
+      await finish(store, A, at, ok ? done(c!) : ended(c!, 'failed', 'failed'));
+    };
+    // now 1000, buckets of 100: (900, 1000] and later, (800, 900], [700, 800]
+    for (const at of [699, 700, 750, 850, 900, 950, 1000, 1005]) await finishAt(at, at !== 750);
+    await finishAt(720, false);
+    // a cancelled task ended too, but it is neither done nor failed
+    const [cancelled] = await store.enqueue([task()], 800);
+    await store.cancel([cancelled!.task.id], 960);
+    expect(await store.finishedSeries(1000, 100, 3)).toEqual([
+      { done: 3, failed: 0 },
+      { done: 2, failed: 0 },
+      { done: 1, failed: 2 },
+    ]);
+    // A window with nothing in it has every bucket at zero.
+    expect(await store.finishedSeries(100_000, 100, 2)).toEqual([
+      { done: 0, failed: 0 },
+      { done: 0, failed: 0 },
+    ]);
   });
 });

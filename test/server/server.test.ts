@@ -60,6 +60,24 @@ describe('semaforo serve: the JSON API', () => {
     expect((await call('noSuchRequest')).status).toBe(404);
   });
 
+  it('acts by filter: refuses a filter it does not know with 400 naming the field, answers the count it acted on', async () => {
+    const { call } = await serve();
+    for (let i = 0; i < 3; i++)
+      await call('enqueue', { kind: 'sleep', group: i < 2 ? 'g' : 'h', payload: { ms: 0 } });
+    const filter = { group: 'g', status: ['pending'] };
+    const bad = await call('actOnMatching', { action: 'cancel', filter: { ...filter, owner: 'x' }, max: 10 });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body).error.issues[0]).toMatchObject({ path: 'filter' });
+    const tooMany = await call('actOnMatching', { action: 'cancel', filter, max: 100_001 });
+    expect(JSON.parse(tooMany.body).error.issues[0]).toMatchObject({ path: 'max' });
+    const dry = await call('actOnMatching', { action: 'cancel', filter, max: 10, dryRun: true });
+    expect(JSON.parse(dry.body).value).toEqual({ count: 2, stopping: 0 });
+    const done = await call('actOnMatching', { action: 'cancel', filter, max: 10 });
+    expect(JSON.parse(done.body).value).toEqual({ count: 2, stopping: 0 });
+    const stats = JSON.parse((await call('stats')).body).value;
+    expect(stats.counts).toMatchObject({ pending: 1, cancelled: 2 });
+  });
+
   it("serves the dashboard's schedule requests: preview, create, refuse an invalid cron writing nothing, run now", async () => {
     const { call } = await serve();
     const preview = JSON.parse(

@@ -23,9 +23,11 @@ import {
   type RetryFilter,
   type SettingsUpdate,
 } from '../../../shared/schemas.ts';
-import type { NewTask } from '../store/task-store.ts';
+import type { BulkRequest, CauseCount } from '../../../shared/task-filter.ts';
+import { countByCause } from '../policy/cause-counts.ts';
+import type { BulkOutcome, NewTask } from '../store/task-store.ts';
 import { defaultTaskName } from '../policy/default-name.ts';
-import { BUCKETS, bucketsFrom, finishedTotals, HOUR_WINDOWS } from '../policy/hour-series.ts';
+import { BUCKET_MS, BUCKETS, seriesFrom } from '../policy/hour-series.ts';
 import type { EngineCore } from './core.ts';
 
 const DAY = 24 * 3600_000;
@@ -45,7 +47,12 @@ export interface TaskOperations {
   /** Tasks that failed for good after a (finishedAt, id) cursor, oldest first (for notifiers). */
   failedSince(after: { at: number; id: number }, limit?: number): Promise<Task[]>;
   retry(ids: readonly number[]): Promise<number[]>;
+  /** Every failed task (of a group, of a kind): the CLI's `retry --failed`, the tray's "Retry all". */
   retryFailed(filter?: RetryFilter): Promise<number[]>;
+  /** Retry, cancel or delete what a filter matches, at most `max` (shared/task-filter.ts). */
+  actOnMatching(request: BulkRequest): Promise<BulkOutcome>;
+  /** The failed tasks per failure group (policy/cause-counts.ts). */
+  failureCounts(): Promise<CauseCount[]>;
   cancel(ids: readonly number[]): Promise<{ cancelled: number[]; requested: number[] }>;
   remove(ids: readonly number[]): Promise<number[]>;
   setPriority(id: number, priority: number): Promise<Task>;
@@ -123,14 +130,25 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
     metrics: (windowMs = 3600_000) => store.metrics(clock.now(), windowMs),
     async hourSeries() {
       const now = clock.now();
-      const cumulative: { done: number; failed: number }[] = [];
-      // Largest window first: a task finishing meanwhile lands in a newer bucket, never an older one.
-      for (let k = BUCKETS - 1; k >= 0; k--)
-        cumulative[k] = finishedTotals(await store.metrics(now, HOUR_WINDOWS[k]!));
-      return bucketsFrom(cumulative, now);
+      return seriesFrom(await store.finishedSeries(now, BUCKET_MS, BUCKETS), now);
     },
     retry: (ids) => changing(store.retry(ids, clock.now())),
-    retryFailed: (filter = {}) => changing(store.retryFailed(filter, clock.now())),
+    async retryFailed(filter = {}) {
+      const out = await ops.actOnMatching({
+        action: 'retry',
+        filter: { ...filter, status: ['failed'] },
+        max: Number.MAX_SAFE_INTEGER,
+      });
+      return out.ids;
+    },
+    failureCounts: async () => countByCause(await store.failedByError()),
+    async actOnMatching({ action, filter, max, dryRun }) {
+      const out = await store.actOnMatching(action, filter, clock.now(), { max, dryRun: dryRun ?? false });
+      if (dryRun) return out;
+      core.cancelRequested(out.requested);
+      core.tasksChanged([...out.ids, ...out.requested]);
+      return out;
+    },
     async cancel(ids) {
       const out = await store.cancel(ids, clock.now());
       core.cancelRequested(out.requested);

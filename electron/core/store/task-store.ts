@@ -21,7 +21,8 @@ import type {
   TaskWithHistory,
 } from '../../../shared/domain.ts';
 import type { ScheduleStore } from './schedule-store.ts';
-import type { GroupUpdate, ListQuery, RetryFilter, SettingsUpdate } from '../../../shared/schemas.ts';
+import type { GroupUpdate, ListQuery, SettingsUpdate } from '../../../shared/schemas.ts';
+import type { BulkAction, TaskFilter } from '../../../shared/task-filter.ts';
 
 /** A task ready to be written, after validation and defaults. */
 export interface NewTask {
@@ -144,6 +145,33 @@ export interface RenewResult {
   strays: number[];
 }
 
+export interface BulkOptions {
+  /** act on at most this many, in id order */
+  max: number;
+  /** answer what would be done, write nothing */
+  dryRun?: boolean;
+}
+
+export interface BulkOutcome {
+  /** retried, cancelled while waiting, or deleted */
+  ids: number[];
+  /** running tasks whose worker is asked to stop them (cancel) */
+  requested: number[];
+}
+
+/** Failed tasks sharing a kind and an error, word for word (`failedByError`). */
+export interface FailedErrorCount {
+  kind: string;
+  error: string | null;
+  count: number;
+}
+
+/** Tasks that finished in one bucket of `finishedSeries`. */
+export interface FinishedBucket {
+  done: number;
+  failed: number;
+}
+
 export interface TaskStore {
   /**
    * The queue's location as shown to people: a file path, or a server URL without its password.
@@ -188,7 +216,12 @@ export interface TaskStore {
   setLiveOutput(updates: ReadonlyMap<number, string>, worker: WorkerIdentity): Promise<void>;
 
   retry(ids: readonly number[], now: number): Promise<number[]>;
-  retryFailed(filter: RetryFilter, now: number): Promise<number[]>;
+  /**
+   * Retry, cancel or delete every task `filter` matches that the action applies to, up to `max`
+   * in id order (policy/bulk-rules.ts decides which); the others are passed over, not refused.
+   * One transaction. A retry records the attempt count each task had, as `retry` does.
+   */
+  actOnMatching(action: BulkAction, filter: TaskFilter, now: number, opts: BulkOptions): Promise<BulkOutcome>;
   cancel(ids: readonly number[], now: number): Promise<{ cancelled: number[]; requested: number[] }>;
   remove(ids: readonly number[]): Promise<number[]>;
   setPriority(id: number, priority: number, now: number): Promise<Task>;
@@ -201,8 +234,19 @@ export interface TaskStore {
   stats(now: number, recentFailures: number): Promise<Stats>;
   /** Tasks that failed for good after the (finishedAt, id) cursor, oldest first. */
   failedSince(after: { at: number; id: number }, limit: number): Promise<Task[]>;
+  /**
+   * Every failed task counted by (kind, error) in one read, the rows themselves left in the
+   * database: what the Failures screen groups by cause (policy/bulk-rules.ts) beyond its page.
+   */
+  failedByError(): Promise<FailedErrorCount[]>;
   settings(): Promise<QueueSettings>;
   metrics(now: number, windowMs: number): Promise<Metrics>;
+  /**
+   * The done and failed tasks per bucket of `bucketMs` before `now`, newest first, `count`
+   * buckets, in one read: bucket k holds finish times in (now - (k+1)·bucketMs, now - k·bucketMs],
+   * the oldest also its start, the newest also any time after `now` (another host's clock).
+   */
+  finishedSeries(now: number, bucketMs: number, count: number): Promise<FinishedBucket[]>;
   /**
    * Calls `listener` (coalesced) after another connection or process committed a change, so a
    * dispatcher or a read-only face learns of it without asking. Returns an unsubscribe.

@@ -9,7 +9,6 @@ import { ACTIVE_STATUSES, FINISHED_STATUSES, type Task, type TaskStatus } from '
 import pg from 'pg';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
 import { StorageError } from '../../errors.ts';
-import type { RetryFilter } from '../../../../shared/schemas.ts';
 import {
   CANCELLED_BY_USER,
   CANCEL_NOW_STATUSES,
@@ -24,7 +23,7 @@ import { atMs, untilMs } from './pg-clock.ts';
 import type { Db, Queryable } from './db.ts';
 import { INT, TEXT, orNull, rowChecker, toTask } from './rows.ts';
 
-interface Locked {
+export interface Locked {
   id: number;
   /** as stored; a status this version does not know is on no edge, so every rule refuses it */
   status: TaskStatus;
@@ -60,7 +59,7 @@ function mustExist(rows: Map<number, Locked>, id: number): Locked {
 }
 
 /** One action row per task, each with the attempt count the task had when it was acted on. */
-async function recordActions(
+export async function recordActions(
   q: Queryable,
   acted: readonly { id: number; attempts: number }[],
   now: number,
@@ -81,7 +80,7 @@ async function recordActions(
  * task took meanwhile cannot come back. Returns a check that gives the holder of a candidate's key
  * (another task's id), or null, and notes the key as taken once the candidate is retried.
  */
-async function keyHolders(
+export async function keyHolders(
   q: Queryable,
   candidates: readonly Locked[],
 ): Promise<{ holder(t: Locked): number | null; take(t: Locked): void }> {
@@ -124,7 +123,7 @@ const KEY_RACE_ATTEMPTS = 3;
  * says. Catching the clash covers every writer of a key; an advisory lock would have to be taken
  * by each of them (enqueue, schedules) to do the same.
  */
-async function againOnKeyClash<T>(db: Db, fn: (q: Queryable) => Promise<T>): Promise<T> {
+export async function againOnKeyClash<T>(db: Db, fn: (q: Queryable) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.tx(fn);
@@ -137,7 +136,7 @@ async function againOnKeyClash<T>(db: Db, fn: (q: Queryable) => Promise<T>): Pro
 }
 
 /** Back to pending from scratch; any worker may run a retry (a reservation is dropped). */
-const RETRY = `UPDATE tasks SET status = '${TRANSITIONS.retryByUser.to}', attempts = 0, retry_after_count = 0,
+export const RETRY = `UPDATE tasks SET status = '${TRANSITIONS.retryByUser.to}', attempts = 0, retry_after_count = 0,
     run_at = $2, finished_at = NULL, cancel_requested = false,
     reserved_for = NULL, reserved_pid = NULL, reserved_host = NULL
   WHERE id = ANY($1::bigint[]) AND status = ANY($3::text[])`;
@@ -167,34 +166,12 @@ export async function retry(db: Db, ids: readonly number[], now: number): Promis
   });
 }
 
-export async function retryFailed(db: Db, filter: RetryFilter, now: number): Promise<number[]> {
-  return againOnKeyClash(db, async (q) => {
-    const rows = await q.query<object>(
-      `SELECT ${LOCKED_COLUMNS} FROM tasks
-       WHERE status = 'failed' AND ($1::text IS NULL OR group_name = $1) AND ($2::text IS NULL OR kind = $2)
-       ORDER BY id FOR UPDATE`,
-      [filter.group ?? null, filter.kind ?? null],
-    );
-    const failed = rows.map((row) => {
-      const r = lockedRow(row);
-      return { ...r, status: r.status as TaskStatus };
-    });
-    const keys = await keyHolders(q, failed);
-    // The policy decides even here: a failed task is retryable today, but the rule is its. One
-    // whose unique key is held again stays failed (the others go on): it is not in the answer.
-    const out = failed.filter((r) => {
-      if (retryVerdict(r.id, r.status).action !== 'retry' || keys.holder(r) !== null) return false;
-      keys.take(r);
-      return true;
-    });
-    if (out.length === 0) return [];
-    await q.query(RETRY, [out.map((o) => o.id), atMs(now), RETRYABLE_STATUSES]);
-    // The attempt count at the time, as `retry` records it (SQLite's store records 0).
-    await recordActions(q, out, now, 'retried', null);
-    q.changed();
-    return out.map((o) => o.id);
-  });
-}
+/** Ends waiting tasks as cancelled by the user: $1 ids, $2 now, $3 the error, $4 CANCEL_NOW_STATUSES. */
+export const CANCEL_NOW = `UPDATE tasks SET status = '${TRANSITIONS.cancel.to}', finished_at = $2, error = $3
+  WHERE id = ANY($1::bigint[]) AND status = ANY($4::text[])`;
+/** Asks the workers of running tasks to stop them: they write `cancelled` once stopped. */
+export const REQUEST_STOP =
+  "UPDATE tasks SET cancel_requested = true WHERE id = ANY($1::bigint[]) AND status = 'running'";
 
 export async function cancel(
   db: Db,
@@ -216,22 +193,25 @@ export async function cancel(
       }
     }
     if (cancelled.length > 0) {
-      await q.query(
-        `UPDATE tasks SET status = '${TRANSITIONS.cancel.to}', finished_at = $2, error = $3
-         WHERE id = ANY($1::bigint[]) AND status = ANY($4::text[])`,
-        [cancelled.map((c) => c.id), atMs(now), CANCELLED_BY_USER, CANCEL_NOW_STATUSES],
-      );
+      await q.query(CANCEL_NOW, [
+        cancelled.map((c) => c.id),
+        atMs(now),
+        CANCELLED_BY_USER,
+        CANCEL_NOW_STATUSES,
+      ]);
       await recordActions(q, cancelled, now, 'cancelled', CANCELLED_BY_USER);
     }
     // Its worker stops the handler and writes `cancelled` itself: the slot stays taken until then.
-    if (requested.length > 0)
-      await q.query(
-        "UPDATE tasks SET cancel_requested = true WHERE id = ANY($1::bigint[]) AND status = 'running'",
-        [requested],
-      );
+    if (requested.length > 0) await q.query(REQUEST_STOP, [requested]);
     if (cancelled.length + requested.length > 0) q.changed();
     return { cancelled: cancelled.map((c) => c.id), requested };
   });
+}
+
+/** Deletes tasks with their history. */
+export async function deleteTasks(q: Queryable, ids: readonly number[]): Promise<void> {
+  await q.query('DELETE FROM history WHERE task_id = ANY($1::bigint[])', [ids]);
+  await q.query('DELETE FROM tasks WHERE id = ANY($1::bigint[])', [ids]);
 }
 
 /** Deletes the tasks named (unknown ids are skipped), all or nothing: a running one refuses all. */
@@ -248,8 +228,7 @@ export async function remove(db: Db, ids: readonly number[]): Promise<number[]> 
       out.push(id);
     }
     if (out.length === 0) return [];
-    await q.query('DELETE FROM history WHERE task_id = ANY($1::bigint[])', [out]);
-    await q.query('DELETE FROM tasks WHERE id = ANY($1::bigint[])', [out]);
+    await deleteTasks(q, out);
     q.changed();
     return out;
   });

@@ -11,10 +11,11 @@ import { insertTasks } from './enqueue.ts';
 import { reclaimLost, releaseLeases, renewLeases, setLiveOutput, setProgress } from './leases.ts';
 import { PgListener } from './listener.ts';
 import { migratePg } from './migrations.ts';
-import { cancel, purgeFinished, remove, retry, retryFailed, setPriority } from './operator-actions.ts';
+import { actOnMatching } from './bulk-actions.ts';
+import { cancel, purgeFinished, remove, retry, setPriority } from './operator-actions.ts';
 import { measureClockOffset, offsetWarning } from './pg-clock.ts';
 import { settings, updateGroup, updateSettings } from './queue-settings.ts';
-import { failedSince, getTask, listTasks, metrics, stats } from './reads.ts';
+import { failedByError, failedSince, finishedSeries, getTask, listTasks, metrics, stats } from './reads.ts';
 import { createPgScheduleStore } from './schedule-store.ts';
 import { tick } from './tick.ts';
 
@@ -107,7 +108,8 @@ class PgTaskStore implements TaskStore {
   };
 
   retry: TaskStore['retry'] = (ids, now) => retry(this.db, ids, now);
-  retryFailed: TaskStore['retryFailed'] = (filter, now) => retryFailed(this.db, filter, now);
+  actOnMatching: TaskStore['actOnMatching'] = (action, filter, now, opts) =>
+    actOnMatching(this.db, action, filter, now, opts);
   cancel: TaskStore['cancel'] = (ids, now) => cancel(this.db, ids, now);
   remove: TaskStore['remove'] = (ids) => remove(this.db, ids);
   setPriority: TaskStore['setPriority'] = (id, priority, now) => setPriority(this.db, id, priority, now);
@@ -122,6 +124,9 @@ class PgTaskStore implements TaskStore {
   failedSince: TaskStore['failedSince'] = (after, limit) => failedSince(this.db, after, limit);
   settings: TaskStore['settings'] = () => settings(this.db);
   metrics: TaskStore['metrics'] = (now, windowMs) => metrics(this.db, now, windowMs);
+  failedByError: TaskStore['failedByError'] = () => failedByError(this.db);
+  finishedSeries: TaskStore['finishedSeries'] = (now, bucketMs, count) =>
+    finishedSeries(this.db, now, bucketMs, count);
 
   watch(listener: () => void): () => void {
     return this.listener.watch(listener);

@@ -14,11 +14,11 @@ import {
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
+import type { FailedErrorCount, FinishedBucket } from '../task-store.ts';
 import type { Db } from './db.ts';
 import { addCounts, readGroups, settings } from './queue-settings.ts';
 import { TEXT, TIME, orNull, rowChecker, toHistory, toTask } from './rows.ts';
-import { searchCollation } from './search-fold.ts';
-import { likeAnywhere, searchedId } from '../search-scope.ts';
+import { filterConditions } from './task-filter-sql.ts';
 
 const FINISHED = new Set<string>(FINISHED_STATUSES);
 
@@ -54,35 +54,22 @@ export async function listTasks(db: Db, q: ListQuery): Promise<TaskPage> {
   const counted: string[] = [];
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
+  const f = await filterConditions(db, q, param);
   /** no task listed lacks a finish time: NULLs need no place in the order */
   let allFinished = false;
-  if (q.status && q.status.length > 0) {
-    // One status as `=`: the planner reads an index in order only for a single value.
-    where.push(
-      q.status.length === 1 ? `status = ${param(q.status[0])}` : `status = ANY(${param(q.status)}::text[])`,
-    );
-    counted.push(where[where.length - 1]!);
+  if (f.status !== null) {
+    where.push(f.status);
+    counted.push(f.status);
     // Always true of finished tasks; said, it lets the planner read the partial tasks_ended.
-    allFinished = q.status.every((st) => FINISHED.has(st));
+    allFinished = (q.status ?? []).every((st) => FINISHED.has(st));
     if (q.sort === 'finishedAt' && allFinished) where.push('finished_at IS NOT NULL');
   }
-  if (q.group) {
-    where.push(`group_name = ${param(q.group)}`);
-    counted.push(where[where.length - 1]!);
+  if (f.group !== null) {
+    where.push(f.group);
+    counted.push(f.group);
   }
-  if (q.kind) where.push(`kind = ${param(q.kind)}`);
-  // lower() folds case beyond ASCII (`élan` finds `Élan`), as the faces promise, whatever the
-  // database's locale (search-fold.ts); a third faster than ILIKE over 100,000 names.
-  if (q.search) {
-    const c = await searchCollation(db);
-    const p = param(likeAnywhere(q.search));
-    const like = (col: string) => `lower(${col}${c}) LIKE lower(${p}${c}) ESCAPE '\\'`;
-    // search-scope.ts: the name, error, payload, any attempt's output, or the id.
-    where.push(
-      `(${like('name')} OR ${like('error')} OR ${like('payload')} OR id = ${param(searchedId(q.search) ?? -1)}` +
-        ` OR EXISTS (SELECT 1 FROM history h WHERE h.task_id = tasks.id AND (${like('h.output')} OR ${like('h.error')})))`,
-    );
-  }
+  if (f.kind !== null) where.push(f.kind);
+  if (f.search !== null) where.push(f.search);
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const sort = SORT_COLUMNS[q.sort ?? 'createdAt'];
   const order = q.order === 'asc' ? 'ASC' : 'DESC';
@@ -192,4 +179,45 @@ export async function metrics(db: Db, now: number, windowMs: number): Promise<Me
     }),
     windowMs,
   );
+}
+
+/** store contract `finishedSeries`: counted in SQL per (bucket, status), one round trip. */
+export async function finishedSeries(
+  db: Db,
+  now: number,
+  bucketMs: number,
+  count: number,
+): Promise<FinishedBucket[]> {
+  const rows = await db.query<{ k: unknown; status: unknown; n: unknown }>(
+    `SELECT greatest(0, least($3::int - 1, floor(($2::double precision - finished_at) / $4)))::int AS k,
+       status, count(*)::int AS n
+     FROM tasks
+     WHERE status = ANY($1::text[]) AND finished_at IS NOT NULL AND finished_at >= $5
+     GROUP BY 1, 2`,
+    [METRIC_STATUSES, now, count, bucketMs, Math.ceil(now - count * bucketMs)],
+  );
+  const out = Array.from({ length: count }, () => ({ done: 0, failed: 0 }));
+  for (const r of rows) {
+    const { k, n, status } = r;
+    if (!Number.isSafeInteger(k) || !Number.isSafeInteger(n))
+      throw new Error(`tasks: a finished bucket reads ${String(k)}: ${String(n)}, expected integers`);
+    if (status === 'done' || status === 'failed') out[k as number]![status] += n as number;
+  }
+  return out;
+}
+
+/** store contract `failedByError`: grouped in SQL, one row per (kind, error). */
+export async function failedByError(db: Db): Promise<FailedErrorCount[]> {
+  const rows = await db.query<{ kind: unknown; error: unknown; n: unknown }>(
+    "SELECT kind, error, count(*)::int AS n FROM tasks WHERE status = 'failed' GROUP BY kind, error",
+  );
+  return rows.map((r) => {
+    if (
+      typeof r.kind !== 'string' ||
+      (r.error !== null && typeof r.error !== 'string') ||
+      !Number.isSafeInteger(r.n)
+    )
+      throw new Error(`tasks: a failed (kind, error) count reads ${String(r.kind)}: ${String(r.n)}`);
+    return { kind: r.kind, error: r.error as string | null, count: r.n as number };
+  });
 }

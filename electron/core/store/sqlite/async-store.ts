@@ -124,8 +124,8 @@ class AsyncSqliteStore implements TaskStore {
   setLiveOutput: TaskStore['setLiveOutput'] = (updates, worker) =>
     settle(() => this.s.setLiveOutput(updates, worker), this.t);
   retry: TaskStore['retry'] = (ids, now) => settle(() => this.s.retry(ids, now), this.t);
-  retryFailed: TaskStore['retryFailed'] = (filter, now) =>
-    settle(() => this.s.retryFailed(filter, now), this.t);
+  actOnMatching: TaskStore['actOnMatching'] = (action, filter, now, opts) =>
+    settle(() => this.s.actOnMatching(action, filter, now, opts), this.t);
   cancel: TaskStore['cancel'] = (ids, now) => settle(() => this.s.cancel(ids, now), this.t);
   remove: TaskStore['remove'] = (ids) => settle(() => this.s.remove(ids), this.t);
   setPriority: TaskStore['setPriority'] = (id, priority, now) =>
@@ -142,6 +142,9 @@ class AsyncSqliteStore implements TaskStore {
     settle(() => this.s.failedSince(after, limit), this.t);
   settings: TaskStore['settings'] = () => settle(() => this.s.settings(), this.t);
   metrics: TaskStore['metrics'] = (now, windowMs) => settle(() => this.s.metrics(now, windowMs), this.t);
+  failedByError: TaskStore['failedByError'] = () => settle(() => this.s.failedByError(), this.t);
+  finishedSeries: TaskStore['finishedSeries'] = (now, bucketMs, count) =>
+    settle(() => this.s.finishedSeries(now, bucketMs, count), this.t);
 
   syncResults(): Promise<void> {
     if (this.file === undefined || !this.s.commits.waitsForDisk) return Promise.resolve();

@@ -4,7 +4,6 @@
  * the inbox (enqueue.ts), read in one snapshot with `tasks`.
  */
 import { isAdaptive, type LimitPoint } from '../adaptive-row.ts';
-import { likeAnywhere, searchedId } from '../search-scope.ts';
 import type { Database, Statement } from 'better-sqlite3';
 import {
   FINISHED_STATUSES,
@@ -19,12 +18,14 @@ import {
   type TaskWithHistory,
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
+import type { FailedErrorCount, FinishedBucket } from '../task-store.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 import type { Intake } from './enqueue.ts';
 import { appliedRate, groupInfo, type StartWindow } from '../group-row.ts';
 import { NEW_GROUP, type GroupRow } from './queue-settings.ts';
 import { toHistory, type HistoryRow } from './rows.ts';
 import { sqlList } from './sql.ts';
+import { filterSql } from './task-filter-sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
 
 const FINISHED = new Set<string>(FINISHED_STATUSES);
@@ -58,6 +59,11 @@ export class Reads {
   private readonly failedAfter: Statement<{ at: number; id: number; limit: number }, TaskRow>;
   private readonly recentFailures: Statement<[number], TaskRow>;
   private readonly finishedSince: Statement<[number], FinishedRow>;
+  private readonly failedErrors: Statement<[], { kind: string; error: string | null; n: number }>;
+  private readonly finishedBuckets: Statement<
+    { now: number; bucketMs: number; count: number },
+    { k: number; status: string; n: number }
+  >;
 
   constructor(db: Database, intake: Intake, settings: () => QueueSettings) {
     this.db = db;
@@ -87,6 +93,31 @@ export class Reads {
       `SELECT kind, group_name, status, started_at, finished_at FROM tasks INDEXED BY tasks_ended
        WHERE status IN (${sqlList(METRIC_STATUSES)}) AND finished_at IS NOT NULL AND finished_at >= ?`,
     );
+    this.failedErrors = db.prepare(
+      "SELECT kind, error, count(*) AS n FROM tasks WHERE status = 'failed' GROUP BY kind, error",
+    );
+    // Counted in SQL, per (bucket, status): the tasks' rows never leave the database. The
+    // bucket is the floor of the age (CAST truncates; a negative age is clamped into 0).
+    this.finishedBuckets = db.prepare(
+      `SELECT max(0, min(@count - 1, CAST((@now - finished_at) / @bucketMs AS INTEGER))) AS k,
+         status, count(*) AS n
+       FROM tasks INDEXED BY tasks_ended
+       WHERE status IN (${sqlList(METRIC_STATUSES)}) AND finished_at IS NOT NULL
+         AND finished_at >= @now - @count * @bucketMs
+       GROUP BY k, status`,
+    );
+  }
+
+  failedByError(): FailedErrorCount[] {
+    return this.failedErrors.all().map((r) => ({ kind: r.kind, error: r.error, count: r.n }));
+  }
+
+  finishedSeries(now: number, bucketMs: number, count: number): FinishedBucket[] {
+    const out = Array.from({ length: count }, () => ({ done: 0, failed: 0 }));
+    for (const r of this.finishedBuckets.all({ now, bucketMs, count })) {
+      if (r.status === 'done' || r.status === 'failed') out[r.k]![r.status] += r.n;
+    }
+    return out;
   }
 
   getTask(id: number): TaskWithHistory | null {
@@ -106,34 +137,16 @@ export class Reads {
     const waiting = this.intake.takeInWaiting();
     const from =
       waiting === null ? 'tasks t' : `(SELECT * FROM main.tasks UNION ALL SELECT * FROM ${waiting}) t`;
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (q.status && q.status.length > 0) {
-      where.push(`status IN (${q.status.map(() => '?').join(', ')})`);
-      params.push(...q.status);
-      // Always true of finished tasks; said, it lets the planner read the partial tasks_ended in
-      // finish order. Only for that sort: for others, tasks_status (status, id) serves better.
-      if (q.sort === 'finishedAt' && q.status.every((st) => FINISHED.has(st)))
-        where.push('finished_at IS NOT NULL');
-    }
-    if (q.group) {
-      where.push('group_name = ?');
-      params.push(q.group);
-    }
-    if (q.kind) {
-      where.push('kind = ?');
-      params.push(q.kind);
-    }
-    if (q.search) {
-      // search-scope.ts; 100,000 tasks with 10,000 attempts' output: about 50 ms a page.
-      const like = (col: string) => `${col} LIKE ? ESCAPE '\\'`;
-      where.push(
-        `(${like('name')} OR ${like('error')} OR ${like('payload')} OR id = ? OR EXISTS ` +
-          `(SELECT 1 FROM history h WHERE h.task_id = t.id AND (${like('h.output')} OR ${like('h.error')})))`,
-      );
-      const pattern = likeAnywhere(q.search);
-      params.push(pattern, pattern, pattern, searchedId(q.search) ?? -1, pattern, pattern);
-    }
+    const { where, params } = filterSql(q);
+    // Always true of finished tasks; said, it lets the planner read the partial tasks_ended in
+    // finish order. Only for that sort: for others, tasks_status (status, id) serves better.
+    if (
+      q.sort === 'finishedAt' &&
+      q.status &&
+      q.status.length > 0 &&
+      q.status.every((st) => FINISHED.has(st))
+    )
+      where.push('finished_at IS NOT NULL');
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const col = SORT_COLUMNS[q.sort ?? 'createdAt'];
     const order = q.order ?? 'desc';

@@ -14,8 +14,13 @@ import type {
   TaskPage,
   TaskWithHistory,
 } from '../../../../shared/domain.ts';
-import type { GroupUpdate, ListQuery, RetryFilter, SettingsUpdate } from '../../../../shared/schemas.ts';
+import type { GroupUpdate, ListQuery, SettingsUpdate } from '../../../../shared/schemas.ts';
+import type { BulkAction, TaskFilter } from '../../../../shared/task-filter.ts';
 import type {
+  BulkOptions,
+  BulkOutcome,
+  FailedErrorCount,
+  FinishedBucket,
   LeaseHolder,
   NewTask,
   RenewResult,
@@ -115,8 +120,8 @@ export class SqliteTaskStore implements SyncTaskStore {
     return this.actions.retry(ids, now);
   }
 
-  retryFailed(filter: RetryFilter, now: number): number[] {
-    return this.actions.retryFailed(filter, now);
+  actOnMatching(action: BulkAction, filter: TaskFilter, now: number, opts: BulkOptions): BulkOutcome {
+    return this.actions.actOnMatching(action, filter, now, opts);
   }
 
   cancel(ids: readonly number[], now: number): { cancelled: number[]; requested: number[] } {
@@ -167,6 +172,14 @@ export class SqliteTaskStore implements SyncTaskStore {
 
   metrics(now: number, windowMs: number): Metrics {
     return this.reads.metrics(now, windowMs);
+  }
+
+  failedByError(): FailedErrorCount[] {
+    return this.reads.failedByError();
+  }
+
+  finishedSeries(now: number, bucketMs: number, count: number): FinishedBucket[] {
+    return this.reads.finishedSeries(now, bucketMs, count);
   }
 
   /** Changes when another connection commits (no disk read); one statement, prepared once. */

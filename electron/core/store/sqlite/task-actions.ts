@@ -6,7 +6,10 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { ACTIVE_STATUSES, FINISHED_STATUSES, type Task, type TaskStatus } from '../../../../shared/domain.ts';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
-import type { RetryFilter } from '../../../../shared/schemas.ts';
+import type { BulkAction, TaskFilter } from '../../../../shared/task-filter.ts';
+import { BULK_STATUSES, pickBulk, type BulkCandidate } from '../../policy/bulk-rules.ts';
+import type { BulkOptions, BulkOutcome } from '../task-store.ts';
+import { filterSql } from './task-filter-sql.ts';
 import {
   CANCELLED_BY_USER,
   CANCEL_NOW_STATUSES,
@@ -27,15 +30,12 @@ import { toTask, type TaskRow } from './task-columns.ts';
 const statusOf = (row: TaskRow): TaskStatus => row.status as TaskStatus;
 
 export class TaskActions {
+  private readonly db: Database;
   private readonly commits: Commits;
   private readonly get: Statement<[number], TaskRow>;
   private readonly action: Statement<[number, number, number, number, string, string | null]>;
   private readonly retryOne: Statement<[number, number]>;
   private readonly keyHolder: Statement<[string, number], { id: number }>;
-  private readonly failedIds: Statement<
-    { group: string | null; kind: string | null },
-    { id: number; unique_key: string | null }
-  >;
   private readonly cancelWaiting: Statement<[number, number]>;
   private readonly requestCancel: Statement<[number]>;
   private readonly deleteHistory: Statement<[number]>;
@@ -45,6 +45,7 @@ export class TaskActions {
   private readonly purgeTasks: Statement<[number]>;
 
   constructor(db: Database, commits: Commits) {
+    this.db = db;
     this.commits = commits;
     this.get = db.prepare('SELECT * FROM tasks WHERE id = ?');
     this.action = db.prepare(
@@ -59,10 +60,6 @@ export class TaskActions {
     );
     this.keyHolder = db.prepare(
       `SELECT id FROM tasks WHERE unique_key = ? AND id != ? AND status IN (${sqlList(ACTIVE_STATUSES)})`,
-    );
-    this.failedIds = db.prepare(
-      `SELECT id, unique_key FROM tasks WHERE status = 'failed' AND (@group IS NULL OR group_name = @group)
-       AND (@kind IS NULL OR kind = @kind) ORDER BY id`,
     );
     this.cancelWaiting = db.prepare(
       `UPDATE tasks SET status = 'cancelled', finished_at = ?, error = '${CANCELLED_BY_USER}'
@@ -114,19 +111,40 @@ export class TaskActions {
     });
   }
 
-  retryFailed(filter: RetryFilter, now: number): number[] {
-    return this.commits.run('durable', () => {
-      // One whose unique key is held again stays failed (the others go on): it is not in the
-      // answer. Each check sees the retries before it, so of two sharing a key the first goes.
-      const ids: number[] = [];
-      for (const r of this.failedIds.all({ group: filter.group ?? null, kind: filter.kind ?? null })) {
-        if (r.unique_key !== null && this.holderOf(r.id, r.unique_key) !== null) continue;
-        const id = r.id;
-        ids.push(id);
-        this.retryOne.run(now, id);
-        this.action.run(id, 0, now, now, 'retried', null);
+  /**
+   * An action by filter (policy/bulk-rules.ts picks the tasks). A dry run also moves waiting
+   * enqueues in (as every write does), so it counts them, and writes nothing more.
+   */
+  actOnMatching(action: BulkAction, filter: TaskFilter, now: number, opts: BulkOptions): BulkOutcome {
+    return this.commits.run(opts.dryRun ? 'relaxed' : 'durable', () => {
+      const { where, params } = filterSql(filter);
+      where.push(`status IN (${sqlList(BULK_STATUSES[action])})`);
+      const rows = this.db
+        .prepare<(string | number)[], BulkCandidate>(
+          `SELECT id, status, attempts, kind, error, unique_key FROM tasks t WHERE ${where.join(' AND ')} ORDER BY id`,
+        )
+        .all(...params);
+      const pick = pickBulk(action, rows, {
+        cause: filter.cause,
+        max: opts.max,
+        keyHolder: (r) => (r.unique_key === null ? null : this.holderOf(r.id, r.unique_key)),
+      });
+      const out = { ids: pick.act.map((r) => r.id), requested: pick.stop.map((r) => r.id) };
+      if (opts.dryRun) return out;
+      for (const r of pick.act) {
+        if (action === 'retry') {
+          this.retryOne.run(now, r.id);
+          this.action.run(r.id, r.attempts, now, now, 'retried', null);
+        } else if (action === 'cancel') {
+          this.cancelWaiting.run(now, r.id);
+          this.action.run(r.id, r.attempts, now, now, 'cancelled', CANCELLED_BY_USER);
+        } else {
+          this.deleteHistory.run(r.id);
+          this.deleteTask.run(r.id);
+        }
       }
-      return ids;
+      for (const r of pick.stop) this.requestCancel.run(r.id);
+      return out;
     });
   }
 

@@ -1,0 +1,43 @@
+/**
+ * The list's filter as PostgreSQL conditions on `tasks` (the list's page and an action by filter
+ * select the same tasks), each apart so the list can answer its total from `counts` while the
+ * filter is one `counts` can answer.
+ */
+import type { TaskFilter } from '../../../../shared/task-filter.ts';
+import { likeAnywhere, searchedId } from '../search-scope.ts';
+import type { Db } from './db.ts';
+import { searchCollation } from './search-fold.ts';
+
+export interface FilterConditions {
+  status: string | null;
+  group: string | null;
+  kind: string | null;
+  search: string | null;
+}
+
+/** `param(v)` adds a parameter and gives its placeholder. */
+export async function filterConditions(
+  db: Db,
+  f: Omit<TaskFilter, 'cause'>,
+  param: (v: unknown) => string,
+): Promise<FilterConditions> {
+  const out: FilterConditions = { status: null, group: null, kind: null, search: null };
+  if (f.status && f.status.length > 0)
+    // One status as `=`: the planner reads an index in order only for a single value.
+    out.status =
+      f.status.length === 1 ? `status = ${param(f.status[0])}` : `status = ANY(${param(f.status)}::text[])`;
+  if (f.group) out.group = `group_name = ${param(f.group)}`;
+  if (f.kind) out.kind = `kind = ${param(f.kind)}`;
+  // lower() folds case beyond ASCII (`élan` finds `Élan`), as the faces promise, whatever the
+  // database's locale (search-fold.ts); a third faster than ILIKE over 100,000 names.
+  if (f.search) {
+    const c = await searchCollation(db);
+    const p = param(likeAnywhere(f.search));
+    const like = (col: string) => `lower(${col}${c}) LIKE lower(${p}${c}) ESCAPE '\\'`;
+    // search-scope.ts: the name, error, payload, any attempt's output, or the id.
+    out.search =
+      `(${like('name')} OR ${like('error')} OR ${like('payload')} OR id = ${param(searchedId(f.search) ?? -1)}` +
+      ` OR EXISTS (SELECT 1 FROM history h WHERE h.task_id = tasks.id AND (${like('h.output')} OR ${like('h.error')})))`;
+  }
+  return out;
+}
