@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { JsonValue } from '../../../shared/domain.ts';
 import { PermanentError } from '../errors.ts';
 import { LazyPayload } from './payload.ts';
@@ -85,8 +85,10 @@ async function backup(p: SqliteBackupPayload, ctx: HandlerContext): Promise<Json
   // The copy holds the user's data: owner-only from its first byte, like the queue file.
   fs.closeSync(fs.openSync(partial, 'wx', 0o600));
 
-  let db: Database.Database | null = null;
+  let db: BetterSqlite3.Database | null = null;
   try {
+    // Loaded when a backup runs: every other process that registers this kind never needs it.
+    const { default: Database } = await import('better-sqlite3');
     db = new Database(source, { readonly: true, fileMustExist: true });
     let lastRemaining = Number.POSITIVE_INFINITY;
     let allAtOnce = false;
