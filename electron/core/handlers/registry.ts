@@ -1,6 +1,6 @@
 import type { JsonValue, KindInfo, Task } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
-import { readPayload, type PayloadSchema } from './payload.ts';
+import { LazyPayload, readPayload, type PayloadSchema } from './payload.ts';
 
 /** What a handler gets besides its payload. */
 export interface HandlerContext {
@@ -63,6 +63,17 @@ export class HandlerRegistry {
 
   kinds(): string[] {
     return [...this.handlers.keys()].sort();
+  }
+
+  /**
+   * Loads every kind's lazily loaded payload schema (payload.ts). A dispatcher that runs any
+   * kind awaits it before it starts: else the first task of a kind would be stamped started
+   * before its schema had loaded, and reach, say, a rate-limited vendor that much later.
+   */
+  async loadPayloadSchemas(): Promise<void> {
+    await Promise.all(
+      [...this.handlers.values()].map((h) => (h.payload instanceof LazyPayload ? h.payload.load() : null)),
+    );
   }
 
   /**
