@@ -1,6 +1,7 @@
 /**
- * The numbers every boundary checks against, and the list's sort fields: apart from the schemas
- * (schemas.ts), so a screen that only shows them does not load the validator with them.
+ * The numbers and name rules every boundary checks against, and the list's sort fields: apart
+ * from the schemas (schemas.ts), so a screen that only shows them, or a quick check that stands
+ * in for a schema (task-spec-quick.ts), does not load the validator with them.
  */
 export const LIMITS = {
   priority: { min: 0, max: 9, default: 5 },
@@ -23,3 +24,14 @@ export const LIMITS = {
 
 /** What the task list can be sorted by. */
 export const SORT_FIELDS = ['createdAt', 'priority', 'runAt', 'finishedAt', 'name'] as const;
+
+/** A kind, group or schedule name. */
+export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+
+/**
+ * A lone UTF-16 surrogate (JSON `"\ud800"` over HTTP or IPC) cannot be stored as UTF-8: SQLite
+ * would keep U+FFFD instead, so a name would read back changed and two different unique keys
+ * (`k\ud800`, `k\ud801`) would collide. Refused wherever such a string is stored as text.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+export const wellFormed = (s: string) => !LONE_SURROGATE.test(s);

@@ -3,8 +3,6 @@
  * judged against it (electron/core/policy/schedule-health.ts). A run that does not start within
  * the grace, runs longer than the maximum, ends suspiciously fast, or fails raises an alarm.
  */
-import { z } from 'zod';
-import { formatDuration } from './durations.ts';
 
 /** Each limit in milliseconds; null: not watched. */
 export interface ScheduleAlarms {
@@ -28,34 +26,6 @@ export interface ScheduleHealth {
   /** one line for people, e.g. "due 03:00, not started after 10m" (null when ok) */
   message: string | null;
 }
-
-const MAX_MS = 366 * 24 * 3600_000;
-const limit = (min: number) => {
-  const error = `must be from ${formatDuration(min)} to ${formatDuration(MAX_MS)} (${min} to ${MAX_MS} milliseconds)`;
-  return z.union([z.number({ error }).int({ error }).min(min, { error }).max(MAX_MS, { error }), z.null()]);
-};
-
-/** The alarms as a caller gives them; an absent field is not watched. */
-export const scheduleAlarmsSchema = z
-  .strictObject({
-    // A live scheduler fires within about a second; under 10 s, a busy machine would look late.
-    graceMs: limit(10_000).optional(),
-    maxRuntimeMs: limit(1000).optional(),
-    minRuntimeMs: limit(1).optional(),
-  })
-  .superRefine((a, ctx) => {
-    if (a.minRuntimeMs != null && a.maxRuntimeMs != null && a.minRuntimeMs >= a.maxRuntimeMs)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['minRuntimeMs'],
-        message: 'must be shorter than the maximum run time',
-      });
-  })
-  .transform((a): ScheduleAlarms => ({
-    graceMs: a.graceMs ?? null,
-    maxRuntimeMs: a.maxRuntimeMs ?? null,
-    minRuntimeMs: a.minRuntimeMs ?? null,
-  }));
 
 export const watchesAnything = (a: ScheduleAlarms): boolean =>
   a.graceMs !== null || a.maxRuntimeMs !== null || a.minRuntimeMs !== null;

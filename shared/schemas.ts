@@ -8,13 +8,11 @@ import { cronProblem, isTimeZone } from './schedule-times.ts';
 import { ValidationError, formatPath } from './errors.ts';
 import { checkJson } from './json.ts';
 import { durationProblem, formatDuration, parseDuration } from './durations.ts';
-import { LIMITS, SORT_FIELDS } from './limits.ts';
-import { scheduleAlarmsSchema } from './schedule-alarms.ts';
+import { LIMITS, NAME_RE, SORT_FIELDS, wellFormed } from './limits.ts';
+import { scheduleAlarmsSchema } from './schedule-alarms-schema.ts';
 
-export { LIMITS, SORT_FIELDS };
+export { LIMITS, NAME_RE, SORT_FIELDS, wellFormed };
 
-/** A kind, group or schedule name (also read by task-spec-quick.ts). */
-export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 const nameLike = (what: string) =>
   z.string({ error: `must be a string` }).regex(NAME_RE, {
     error: `must be 1-64 letters, digits or . _ : - and start with a letter or digit (a ${what} name)`,
@@ -93,13 +91,6 @@ const instantSchema = z.union(
   { error: 'must be an ISO 8601 time with a zone (e.g. 2026-12-02T03:47:00Z) or epoch milliseconds' },
 );
 
-/**
- * A lone UTF-16 surrogate (JSON `"\ud800"` over HTTP or IPC) cannot be stored as UTF-8: SQLite
- * would keep U+FFFD instead, so a name would read back changed and two different unique keys
- * (`k\ud800`, `k\ud801`) would collide. Refused wherever such a string is stored as text.
- */
-const LONE_SURROGATE = /\p{Cs}/u;
-export const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
 const WELL_FORMED = { error: 'must be valid Unicode text (it holds a lone surrogate)' };
 
 /** What a caller gives to enqueue one task. Field names match the task's JSON shape. */

@@ -8,11 +8,27 @@
  * together (test/core/task-spec-quick.test.ts).
  */
 import { checkJson } from './json.ts';
-import { LIMITS, NAME_RE, parseInput, taskSpecSchema, wellFormed, type ParsedTaskSpec } from './schemas.ts';
+import { LIMITS, NAME_RE, wellFormed } from './limits.ts';
+import type { ParsedTaskSpec } from './schemas.ts';
 
-/** Parses a task spec, or throws the schema's ValidationError (paths under `prefix`). */
-export function parseTaskSpec(input: unknown, prefix = ''): ParsedTaskSpec {
-  return quickTaskSpec(input) ?? parseInput(taskSpecSchema, input, prefix);
+/**
+ * Parses a task spec, or rejects with the schema's ValidationError (paths under `prefix`). The
+ * schema module (and zod) is loaded only for a spec this code passes on: a cron line's
+ * `enqueue` or `run` never loads it (test/bench, scenario startup).
+ */
+export async function parseTaskSpec(input: unknown, prefix = ''): Promise<ParsedTaskSpec> {
+  const quick = quickTaskSpec(input);
+  if (quick) return quick;
+  const { parseInput, taskSpecSchema } = await import('./schemas.ts');
+  return parseInput(taskSpecSchema, input, prefix);
+}
+
+/** Parses specs in order, so the first bad one is the one reported; `tasks[i]` paths. */
+export async function parseTaskSpecs(inputs: readonly unknown[]): Promise<ParsedTaskSpec[]> {
+  const out: ParsedTaskSpec[] = [];
+  for (const [i, input] of inputs.entries())
+    out.push(quickTaskSpec(input) ?? (await parseTaskSpec(input, `tasks[${i}]`)));
+  return out;
 }
 
 const isName = (v: unknown): v is string => typeof v === 'string' && NAME_RE.test(v);

@@ -20,7 +20,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   enqueue: {
     term: 'enqueue [options] [command...]',
     summary: 'add a task to the queue and print its id (with --json, the task)',
-    load: async (ctx) => (await import('./commands/tasks.ts')).enqueueCommand(ctx),
+    load: async (ctx) => (await import('./commands/enqueue.ts')).enqueueCommand(ctx),
   },
   run: {
     term: 'run [options] <command...>',

@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import type { JsonValue } from '../../shared/domain.ts';
 import { durationProblem, parseDuration } from '../../shared/durations.ts';
 import { ValidationError } from '../../shared/errors.ts';
-import { LIMITS } from '../../shared/schemas.ts';
+import { LIMITS } from '../../shared/limits.ts';
 
 export interface TaskOptions {
   kind?: string;

@@ -93,7 +93,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
         ),
       );
       const hooks = webhookSpecs(failed, settings.failureWebhook);
-      if (hooks.length) await o.engine.enqueueMany(hooks.map((h) => parseTaskSpec(h)));
+      if (hooks.length) await o.engine.enqueueMany(await Promise.all(hooks.map((h) => parseTaskSpec(h))));
       if (failed.length < 500) break;
     }
     scheduleDue();
@@ -151,7 +151,7 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
         const n = settings.notifications.enabled ? alarmNotice(u.raised) : null;
         if (n) o.host.notify(n);
         const hooks = alarmWebhookSpecs(u.raised, settings.failureWebhook);
-        if (hooks.length) await o.engine.enqueueMany(hooks.map((h) => parseTaskSpec(h)));
+        if (hooks.length) await o.engine.enqueueMany(await Promise.all(hooks.map((h) => parseTaskSpec(h))));
       }
     } catch (err) {
       o.logger.error(`schedule alarm: ${String(err)}`);

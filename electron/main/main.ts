@@ -253,6 +253,7 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
     setLaunchAtLogin: (on) => setLaunchAtLogin(app, on),
   };
   const controller = createDesktopController({ engine, host, logger });
+  await engine.registry.loadPayloadSchemas();
   engine.start();
   void controller.refresh();
   if (!process.argv.includes('--hidden')) openWindow();

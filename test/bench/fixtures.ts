@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { better, defineQueue } from 'plainjob';
 import { createEngine } from '../../electron/core/engine.ts';
-import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
+import { parseTaskSpecNow } from '../../shared/task-spec-now.ts';
 import { probeHandler } from './peers/probe.ts';
 
 export const NOOP_SPEC = { kind: 'sleep', payload: { ms: 0 } } as const;
@@ -54,7 +54,7 @@ export async function semaforoFile(dir: string, name: string, o: SemaforoFileOpt
   for (let i = 0; i < ready; i += BATCH) {
     const n = Math.min(BATCH, ready - i);
     await e.enqueueMany(
-      Array.from({ length: n }, () => parseTaskSpec({ ...spec, group: groups[k++ % groups.length] })),
+      Array.from({ length: n }, () => parseTaskSpecNow({ ...spec, group: groups[k++ % groups.length] })),
     );
   }
   // A read moves the enqueued rows from the inbox into tasks (see inbox.ts): the file is then as

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
 import { listQuerySchema, parseInput } from '../../shared/schemas.ts';
-import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
+import { parseTaskSpecNow } from '../../shared/task-spec-now.ts';
 import { SCHEMA_V1 } from '../../electron/core/store/sqlite/schema.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import { newTaskRow, tempDir, testEngine, waitFor } from '../helpers.ts';
@@ -40,7 +40,7 @@ describe('enqueue validation', () => {
     [{ kind: 'sleep', maxAttempts: 0, payload: { ms: 0 } }, /^maxAttempts: /],
   ])('refuses %j with a message naming the field', async (spec, message) => {
     const engine = await testEngine();
-    expect((await errorOf(() => engine.enqueue(parseTaskSpec(spec)))).message).toMatch(message);
+    expect((await errorOf(() => engine.enqueue(parseTaskSpecNow(spec)))).message).toMatch(message);
     expect((await engine.listTasks()).total).toBe(0);
   });
 
@@ -59,7 +59,7 @@ describe('enqueue validation', () => {
   it('refuses a payload nested deeper than the limit without overflowing the stack', async () => {
     let deep: unknown = { ms: 0 };
     for (let i = 0; i < 100_000; i++) deep = { d: deep };
-    expect((await errorOf(() => parseTaskSpec({ kind: 'sleep', payload: deep }))).message).toMatch(
+    expect((await errorOf(() => parseTaskSpecNow({ kind: 'sleep', payload: deep }))).message).toMatch(
       /nested deeper than 32/,
     );
   });

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { LIMITS, taskSpecSchema } from '../../shared/schemas.ts';
-import { parseTaskSpec, quickTaskSpec } from '../../shared/task-spec-quick.ts';
+import { parseTaskSpecNow } from '../../shared/task-spec-now.ts';
+import { quickTaskSpec } from '../../shared/task-spec-quick.ts';
 import { ValidationError } from '../../shared/errors.ts';
 
 /** Mostly valid values, with the edges of each field's limits, wrong ones and other types. */
@@ -126,13 +127,13 @@ describe('quickTaskSpec', () => {
   });
 
   it('takes a duration as text, or as milliseconds in a field named ...Ms, never as a bare number', () => {
-    expect(parseTaskSpec({ kind: 'sleep', timeout: '30s', delay: '5m' })).toStrictEqual({
+    expect(parseTaskSpecNow({ kind: 'sleep', timeout: '30s', delay: '5m' })).toStrictEqual({
       kind: 'sleep',
       timeout: 30_000,
       delay: 300_000,
       payload: {},
     });
-    expect(parseTaskSpec({ kind: 'sleep', timeoutMs: 600, delayMs: 10 })).toMatchObject({
+    expect(parseTaskSpecNow({ kind: 'sleep', timeoutMs: 600, delayMs: 10 })).toMatchObject({
       timeout: 600,
       delay: 10,
     });
@@ -157,12 +158,12 @@ describe('quickTaskSpec', () => {
     expect(quickTaskSpec({ kind: 'sleep' })?.payload).toEqual({});
     // An ISO time is valid but the schema's to parse.
     expect(quickTaskSpec({ kind: 'sleep', runAt: '2026-12-02T03:47:00Z' })).toBeUndefined();
-    expect(parseTaskSpec({ kind: 'sleep', runAt: '2026-12-02T03:47:00Z' }).runAt).toBe(
+    expect(parseTaskSpecNow({ kind: 'sleep', runAt: '2026-12-02T03:47:00Z' }).runAt).toBe(
       Date.parse('2026-12-02T03:47:00Z'),
     );
     const fault = (spec: unknown) => {
       try {
-        parseTaskSpec(spec, 'tasks[2]');
+        parseTaskSpecNow(spec, 'tasks[2]');
       } catch (err) {
         expect(err).toBeInstanceOf(ValidationError);
         return (err as ValidationError).message;

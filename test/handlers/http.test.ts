@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
 import { testEngine, waitFor } from '../helpers.ts';
 import type { Engine } from '../../electron/core/engine.ts';
-import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
+import { parseTaskSpecNow } from '../../shared/task-spec-now.ts';
 
 interface Seen {
   method: string;
@@ -249,7 +249,7 @@ describe('http kind', () => {
     const engine = await testEngine();
     const issues = async (payload: unknown) => {
       try {
-        await engine.enqueue(parseTaskSpec({ kind: 'http', payload }));
+        await engine.enqueue(parseTaskSpecNow({ kind: 'http', payload }));
       } catch (err) {
         return (err as ValidationError).issues;
       }

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REQUEST_NAMES } from '../../shared/api.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
+import { parseTaskSpecNow } from '../../shared/task-spec-now.ts';
 import { createQueueService, handleRequest } from '../../electron/core/service.ts';
 import { testEngine } from '../helpers.ts';
 import { hostileValue, nearValid, snapshot } from './hostile-values.ts';
@@ -54,7 +54,7 @@ describe('fuzzing the request boundary', () => {
         specs.splice(at, 0, bad);
         const before = (await engine.listTasks({})).total;
         try {
-          await engine.enqueueMany(specs.map((s, i) => parseTaskSpec(s, `tasks[${i}]`)));
+          await engine.enqueueMany(specs.map((s, i) => parseTaskSpecNow(s, `tasks[${i}]`)));
           expect((await engine.listTasks({})).total).toBe(before + 21);
         } catch (err) {
           if (!(err instanceof ValidationError)) throw err;

@@ -68,8 +68,8 @@ Example (crontab):
       // coalesced batch (200 ms by default; the bulk of a `run -- true`'s wall time).
       eventIntervalMs: 0,
     });
-    const { task, created } = await namingOptions(TASK_OPTION_NAMES, () =>
-      engine.enqueue(parseTaskSpec(spec)),
+    const { task, created } = await namingOptions(TASK_OPTION_NAMES, async () =>
+      engine.enqueue(await parseTaskSpec(spec)),
     );
     if (!created) {
       io.err(

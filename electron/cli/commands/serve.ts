@@ -54,8 +54,10 @@ export function serveCommand(ctx: CliContext): Command {
         io.err(
           `semaforo serve: warning: listening on ${opts.host}: anyone on the network with the token controls this queue\n`,
         );
-      if (opts.work) engine.start();
-      else engine.watchExternalChanges();
+      if (opts.work) {
+        await engine.registry.loadPayloadSchemas();
+        engine.start();
+      } else engine.watchExternalChanges();
       await new Promise<void>((resolve) => {
         const off = io.onSignal(() => {
           off();

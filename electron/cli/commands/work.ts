@@ -152,6 +152,7 @@ export function workCommand(ctx: CliContext): Command {
             )(taskLog(running, (l) => io.err(`semaforo work: ${l}\n`))),
           )
         : () => {};
+      await running.registry.loadPayloadSchemas();
       running.start();
       await new Promise<void>((resolve) => {
         let ticks = 0;

@@ -4,7 +4,8 @@
  */
 import { BOUNDS, TailBuffer } from '../bounded.ts';
 import { PermanentError, TaskTimeoutError } from '../errors.ts';
-import type { HandlerRegistry } from '../handlers/registry.ts';
+import { readPayload } from '../handlers/payload.ts';
+import type { Handler, HandlerRegistry } from '../handlers/registry.ts';
 import type { Logger } from '../logger.ts';
 import type { ClaimedTask } from '../store/task-store.ts';
 import { SUCCESS } from './finish.ts';
@@ -72,11 +73,13 @@ export function startHandler(entry: Running, p: RunParts): void {
   if (timeout !== undefined && timeout !== null) {
     entry.timers.push(setTimeout(() => p.abort(task.id, new TaskTimeoutError(timeout)), timeout));
   }
+  const invalid = (err: unknown) =>
+    p.settle(entry, new PermanentError(`payload no longer valid for kind "${task.kind}": ${String(err)}`));
   let payload: unknown;
   try {
-    payload = handler.payload.parse(task.payload);
+    payload = readPayload(handler.payload, task.payload);
   } catch (err) {
-    p.settle(entry, new PermanentError(`payload no longer valid for kind "${task.kind}": ${String(err)}`));
+    invalid(err);
     return;
   }
   const ctx = new TaskContext(
@@ -92,7 +95,18 @@ export function startHandler(entry: Running, p: RunParts): void {
       if (Number.isFinite(ms) && ms > 0) entry.groupHoldMs = Math.max(entry.groupHoldMs ?? 0, ms);
     },
   );
-  entry.handlerDone = Promise.resolve()
+  // A promise only the first time a kind's lazy schema is needed (handlers/payload.ts).
+  entry.handlerDone =
+    payload instanceof Promise
+      ? payload.then(
+          (parsed: unknown) => (entry.settled ? undefined : runHandler(entry, p, handler, parsed, ctx)),
+          (err: unknown) => invalid(err),
+        )
+      : runHandler(entry, p, handler, payload, ctx);
+}
+
+function runHandler(entry: Running, p: RunParts, handler: Handler, payload: unknown, ctx: TaskContext) {
+  return Promise.resolve()
     .then(() => handler.run(payload, ctx))
     .then(
       (result) => p.settle(entry, SUCCESS, result),

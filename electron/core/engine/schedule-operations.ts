@@ -4,7 +4,8 @@
  */
 import type { EnqueueResult, JsonValue, Schedule } from '../../../shared/domain.ts';
 import { NotFoundError } from '../../../shared/errors.ts';
-import { LIMITS, type ParsedScheduleSpec, type recurrenceSchema } from '../../../shared/schemas.ts';
+import { LIMITS } from '../../../shared/limits.ts';
+import type { ParsedScheduleSpec, recurrenceSchema } from '../../../shared/schemas.ts';
 import type { z } from 'zod';
 import { nextDue } from '../../../shared/schedule-times.ts';
 import { NO_ALARMS } from '../../../shared/schedule-alarms.ts';
@@ -58,9 +59,9 @@ export function createScheduleOperations(core: EngineCore): ScheduleOperations {
   };
 
   /** The spec as stored: defaults filled in, the payload checked by its kind, the first due time. */
-  const toNewSchedule = (s: ParsedScheduleSpec, prefix = ''): NewSchedule => {
+  const toNewSchedule = async (s: ParsedScheduleSpec, prefix = ''): Promise<NewSchedule> => {
     const t = s.task;
-    const payload = registry.parsePayload(t.kind, t.payload, prefix ? `${prefix}.task` : 'task');
+    const payload = await registry.parsePayload(t.kind, t.payload, prefix ? `${prefix}.task` : 'task');
     const enabled = s.enabled ?? true;
     const recurrence = { cron: s.cron ?? null, timezone: s.timezone ?? null, everyMs: s.everyMs ?? null };
     return {
@@ -96,9 +97,9 @@ export function createScheduleOperations(core: EngineCore): ScheduleOperations {
       if (!s) throw missing(name);
       return withUpcoming(s);
     },
-    createSchedule: async (spec) => changed(await schedules.create(toNewSchedule(spec), clock.now())),
+    createSchedule: async (spec) => changed(await schedules.create(await toNewSchedule(spec), clock.now())),
     updateSchedule: async (name, spec) =>
-      changed(await schedules.replace(name, toNewSchedule(spec, 'schedule'), clock.now())),
+      changed(await schedules.replace(name, await toNewSchedule(spec, 'schedule'), clock.now())),
     async pauseSchedule(name) {
       // The stored next due time stays, unseen (paused, none is due), as the interval's grid.
       const kept = (await schedules.get(name))?.nextDueAt ?? null;

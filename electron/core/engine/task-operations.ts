@@ -15,13 +15,13 @@ import type {
   TaskWithHistory,
 } from '../../../shared/domain.ts';
 import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
-import {
-  LIMITS,
-  type GroupUpdate,
-  type ListQuery,
-  type ParsedTaskSpec,
-  type RetryFilter,
-  type SettingsUpdate,
+import { LIMITS } from '../../../shared/limits.ts';
+import type {
+  GroupUpdate,
+  ListQuery,
+  ParsedTaskSpec,
+  RetryFilter,
+  SettingsUpdate,
 } from '../../../shared/schemas.ts';
 import type { BulkRequest, CauseCount } from '../../../shared/task-filter.ts';
 import { countByCause } from '../policy/cause-counts.ts';
@@ -67,8 +67,7 @@ export interface TaskOperations {
 export function createTaskOperations(core: EngineCore): TaskOperations {
   const { store, clock, registry } = core;
 
-  const toNewTask = (s: ParsedTaskSpec, prefix: string, now: number): NewTask => {
-    const payload = registry.parsePayload(s.kind, s.payload, prefix);
+  const toNewTask = (s: ParsedTaskSpec, payload: unknown, now: number): NewTask => {
     return {
       kind: s.kind,
       name: s.name ?? defaultTaskName(s.kind, payload),
@@ -102,7 +101,10 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
   const ops: TaskOperations = {
     async enqueue(spec) {
       const now = clock.now();
-      const [r] = await enqueue([toNewTask(spec, '', now)], now);
+      const [r] = await enqueue(
+        [toNewTask(spec, await registry.parsePayload(spec.kind, spec.payload, ''), now)],
+        now,
+      );
       return r!;
     },
     async enqueueMany(specs) {
@@ -113,10 +115,15 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
       }
       // Check every payload first: one bad spec writes nothing.
       const now = clock.now();
-      return enqueue(
-        specs.map((s, i) => toNewTask(s, `tasks[${i}]`, now)),
-        now,
-      );
+      const tasks: NewTask[] = [];
+      for (const [i, s] of specs.entries()) {
+        // In order, so the first bad spec is the one reported; awaited only when it is a
+        // promise (a kind's schema loading, handlers/payload.ts): a big batch stays synchronous.
+        let payload = registry.parsePayload(s.kind, s.payload, `tasks[${i}]`);
+        if (payload instanceof Promise) payload = await payload;
+        tasks.push(toNewTask(s, payload, now));
+      }
+      return enqueue(tasks, now);
     },
     async getTask(id) {
       const t = await store.getTask(id);

@@ -9,7 +9,6 @@
  * setpriv execs the command in place (same pid), so process groups and signals work as before;
  * the command is looked up here first so "not found" and "not executable" still read as such.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -22,11 +21,22 @@ function setpriv(): string | null {
   if (wrapper !== undefined) return wrapper;
   wrapper = null;
   if (process.platform !== 'linux') return wrapper;
-  for (const file of SETPRIV) {
-    const r = spawnSync(file, ['--pdeathsig', 'TERM', '--', 'true'], { stdio: 'ignore', timeout: 5000 });
-    if (r.status === 0) return (wrapper = file);
-  }
+  for (const file of SETPRIV) if (supportsPdeathsig(file)) return (wrapper = file);
   return wrapper;
+}
+
+/**
+ * Whether `file` is an executable setpriv that knows --pdeathsig (util-linux 2.33 and later):
+ * its option table holds the name. Read, not run: running it once per process cost a `run`
+ * 10-150 ms of wall time on a busy machine (test/bench/RESULTS.md, section 8).
+ */
+export function supportsPdeathsig(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.readFileSync(file).includes('pdeathsig');
+  } catch {
+    return false;
+  }
 }
 
 /** An error as spawn reports it, so the caller's messages stay the same. */

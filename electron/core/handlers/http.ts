@@ -3,11 +3,11 @@
  * dispatcher does next: 2xx (or the expected status) is done; 429/503 wait for Retry-After and slow
  * the whole group; other 5xx and network errors retry with backoff; other 4xx fail for good.
  */
-import { z } from 'zod';
 import type { JsonValue } from '../../../shared/domain.ts';
-import { timeoutMsSchema } from '../../../shared/schemas.ts';
 import { formatDuration } from '../../../shared/durations.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
+import { LazyPayload } from './payload.ts';
+import type { HttpPayload } from './payload-schemas.ts';
 import type { Handler, HandlerContext } from './registry.ts';
 import { parseRetryAfter, retryAfterDelay } from './retry-after.ts';
 import { quotaExhausted } from './throttle.ts';
@@ -27,60 +27,7 @@ const KEPT_HEADERS = [
   'x-request-id',
 ];
 
-const urlSchema = z
-  .string({ error: 'must be a string (an http: or https: URL)' })
-  .max(8192, { error: 'must be at most 8192 characters' })
-  .superRefine((s, ctx) => {
-    const url = URL.canParse(s) ? new URL(s) : null;
-    if (!url) ctx.addIssue({ code: 'custom', message: 'must be an absolute http: or https: URL' });
-    else if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      ctx.addIssue({ code: 'custom', message: `must use http: or https:, not ${url.protocol}` });
-    else if (url.username || url.password)
-      ctx.addIssue({ code: 'custom', message: 'must not hold credentials; send an Authorization header' });
-  });
-
-const headersSchema = z
-  .record(z.string(), z.string({ error: 'header values must be strings' }), {
-    error: 'must be an object of header names to string values',
-  })
-  .superRefine((h, ctx) => {
-    // Caught here rather than by fetch, whose TypeError would look like a network error and retry.
-    for (const [name, value] of Object.entries(h)) {
-      try {
-        new Headers([[name, value]]);
-      } catch {
-        ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid HTTP header name or value' });
-      }
-    }
-  });
-
-const httpPayload = z
-  .strictObject({
-    method: z
-      .preprocess(
-        (v) => (typeof v === 'string' ? v.toUpperCase() : v),
-        z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` }),
-      )
-      .optional(),
-    url: urlSchema,
-    headers: headersSchema.optional(),
-    /** a string is sent as is; any other JSON value is sent as JSON */
-    body: z.unknown().optional(),
-    expectStatus: z
-      .number({ error: 'must be an HTTP status from 100 to 599' })
-      .int({ error: 'must be an HTTP status from 100 to 599' })
-      .min(100, { error: 'must be an HTTP status from 100 to 599' })
-      .max(599, { error: 'must be an HTTP status from 100 to 599' })
-      .optional(),
-    timeoutMs: timeoutMsSchema.optional(),
-  })
-  .superRefine((p, ctx) => {
-    const method = p.method ?? 'GET';
-    if (p.body !== undefined && (method === 'GET' || method === 'HEAD'))
-      ctx.addIssue({ code: 'custom', path: ['body'], message: `a ${method} request cannot have a body` });
-  });
-
-export type HttpPayload = z.infer<typeof httpPayload>;
+export type { HttpPayload };
 
 /** What a status means for the task. */
 export type StatusClass = 'ok' | 'retry-after' | 'retry' | 'permanent';
@@ -221,6 +168,6 @@ export const httpHandler: Handler<HttpPayload> = {
   kind: 'http',
   description:
     'send {method, url, headers?, body?}; 2xx (or expectStatus) is success, 429/503 honour Retry-After',
-  payload: httpPayload,
+  payload: new LazyPayload(async () => (await import('./payload-schemas.ts')).httpPayload),
   run: request,
 };

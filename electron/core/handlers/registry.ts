@@ -1,7 +1,6 @@
-import type { z } from 'zod';
 import type { JsonValue, KindInfo, Task } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
-import { parseInput } from '../../../shared/schemas.ts';
+import { LazyPayload, readPayload, type PayloadSchema } from './payload.ts';
 
 /** What a handler gets besides its payload. */
 export interface HandlerContext {
@@ -31,7 +30,7 @@ export interface Handler<P = unknown> {
   /** one line for `--help` and the UI */
   description: string;
   /** Validates the payload at enqueue, so a bad task is refused before it is written. */
-  payload: z.ZodType<P>;
+  payload: PayloadSchema<P>;
   /** Time limit used when the task gives none; undefined means none. */
   defaultTimeoutMs?: number;
   run: (payload: P, ctx: HandlerContext) => Promise<JsonValue | void>;
@@ -66,7 +65,21 @@ export class HandlerRegistry {
     return [...this.handlers.keys()].sort();
   }
 
-  /** Validates a payload for `kind`; errors name the field as `payload.x` (under `prefix`). */
+  /**
+   * Loads every kind's lazily loaded payload schema (payload.ts). A dispatcher that runs any
+   * kind awaits it before it starts: else the first task of a kind would be stamped started
+   * before its schema had loaded, and reach, say, a rate-limited vendor that much later.
+   */
+  async loadPayloadSchemas(): Promise<void> {
+    await Promise.all(
+      [...this.handlers.values()].map((h) => (h.payload instanceof LazyPayload ? h.payload.load() : null)),
+    );
+  }
+
+  /**
+   * Validates a payload for `kind`; errors name the field as `payload.x` (under `prefix`). A
+   * promise only while the kind's schema is not loaded yet (payload.ts).
+   */
   parsePayload(kind: string, payload: unknown, prefix: string): unknown {
     const handler = this.handlers.get(kind);
     if (!handler) {
@@ -77,13 +90,13 @@ export class HandlerRegistry {
         },
       ]);
     }
-    return parseInput(handler.payload, payload, prefix ? `${prefix}.payload` : 'payload');
+    return readPayload(handler.payload, payload, prefix ? `${prefix}.payload` : 'payload');
   }
 }
 
 /**
  * Erases a handler's payload type so handlers of different kinds fit in one list. Sound because
- * the dispatcher always parses the payload with `handler.payload` before calling `run`.
+ * the dispatcher always parses the payload with `handler.payload` (readPayload) before calling `run`.
  */
 export function defineHandler<P>(handler: Handler<P>): Handler<unknown> {
   return handler as unknown as Handler<unknown>;

@@ -6,42 +6,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { z } from 'zod';
 import type { JsonValue } from '../../../shared/domain.ts';
 import { formatDuration } from '../../../shared/durations.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
 import { ATTEMPT_TAG_VAR, attemptTag } from './attempt-tag.ts';
 import { dyingWithWorker } from './death-signal.ts';
 import { killTree, spawnsOwnGroup } from './process-tree.ts';
+import { LazyPayload } from './payload.ts';
+import type { ShellPayload } from './payload-schemas.ts';
 import type { Handler, HandlerContext } from './registry.ts';
+import { quickShellPayload } from './shell-payload-quick.ts';
 import { RetryMarker, shellThrottle } from './throttle.ts';
 
-const text = (what: string) =>
-  z
-    .string({ error: `must be a string (${what})` })
-    .refine((s) => !s.includes('\0'), { error: 'must not contain NUL characters' });
-
-const shellPayload = z.strictObject({
-  command: text('the program to run')
-    .refine((s) => s.length > 0, { error: 'must not be empty' })
-    .refine((s) => s.length <= 4096, { error: 'must be at most 4096 characters' }),
-  args: z
-    .array(text('one argument'), { error: 'must be an array of strings' })
-    .max(10_000, { error: 'must hold at most 10000 arguments' })
-    .optional(),
-  cwd: text('a folder').optional(),
-  /** added to (and overriding) the worker's own environment */
-  env: z
-    .record(
-      z.string().regex(/^[^=\0]+$/, { error: 'environment variable names must be non-empty and have no =' }),
-      text('the variable value'),
-      { error: 'must be an object of string values' },
-    )
-    .optional(),
-  shell: z.boolean({ error: 'must be true or false' }).optional(),
-});
-
-export type ShellPayload = z.infer<typeof shellPayload>;
+export type { ShellPayload };
 
 export interface ShellOptions {
   /** how long a process tree gets between SIGTERM and SIGKILL */
@@ -263,6 +240,12 @@ function killChild(child: ChildProcess, graceMs: number): Promise<void> {
   });
 }
 
+/** Built once: the schema module loads at most once per process. */
+const SHELL_PAYLOAD = new LazyPayload<ShellPayload>(
+  async () => (await import('./payload-schemas.ts')).shellPayload,
+  quickShellPayload,
+);
+
 export function createShellHandler(options: ShellOptions = {}): Handler<ShellPayload> {
   const o: Settings = {
     killGraceMs: options.killGraceMs ?? 2000,
@@ -274,7 +257,7 @@ export function createShellHandler(options: ShellOptions = {}): Handler<ShellPay
     kind: 'shell',
     description:
       'run {command, args[], cwd?, env?} without a shell (unless shell: true); exit code 0 is success',
-    payload: shellPayload,
+    payload: SHELL_PAYLOAD,
     run: (payload, ctx) => runCommand(payload, ctx, o),
   };
 }

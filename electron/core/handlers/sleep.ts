@@ -1,19 +1,12 @@
-import { z } from 'zod';
+import { LazyPayload } from './payload.ts';
+import type { SleepPayload } from './payload-schemas.ts';
 import type { Handler } from './registry.ts';
 
-const sleepPayload = z.strictObject({
-  ms: z
-    .number({ error: 'must be a number of milliseconds from 0 to 86400000' })
-    .int({ error: 'must be a whole number of milliseconds' })
-    .min(0, { error: 'must be a number of milliseconds from 0 to 86400000' })
-    .max(86_400_000, { error: 'must be a number of milliseconds from 0 to 86400000' }),
-});
-
 /** Waits `ms` milliseconds (0: returns at once). Used by tests, benchmarks and as a spacer. */
-export const sleepHandler: Handler<z.infer<typeof sleepPayload>> = {
+export const sleepHandler: Handler<SleepPayload> = {
   kind: 'sleep',
   description: 'wait {ms} milliseconds; ms 0 is a no-op',
-  payload: sleepPayload,
+  payload: new LazyPayload(async () => (await import('./payload-schemas.ts')).sleepPayload),
   run: ({ ms }, ctx) => {
     // A no-op does not ask for the signal, so none is made for it (see lazy-abort.ts).
     if (ms === 0) return Promise.resolve();

@@ -5,30 +5,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { z } from 'zod';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { JsonValue } from '../../../shared/domain.ts';
 import { PermanentError } from '../errors.ts';
+import { LazyPayload } from './payload.ts';
+import type { SqliteBackupPayload } from './payload-schemas.ts';
 import type { Handler, HandlerContext } from './registry.ts';
 
-const pathSchema = (what: string) =>
-  z
-    .string({ error: `must be a string (${what})` })
-    .min(1, { error: `must not be empty (${what})` })
-    .refine((s) => !s.includes('\0'), { error: 'must not contain NUL characters' });
-
-const backupPayload = z.strictObject({
-  source: pathSchema('the database file to back up'),
-  destDir: pathSchema('the folder for the copies'),
-  keep: z
-    .number({ error: 'must be a whole number of copies from 1 to 1000' })
-    .int({ error: 'must be a whole number of copies from 1 to 1000' })
-    .min(1, { error: 'must be a whole number of copies from 1 to 1000' })
-    .max(1000, { error: 'must be a whole number of copies from 1 to 1000' })
-    .optional(),
-});
-
-export type SqliteBackupPayload = z.infer<typeof backupPayload>;
+export type { SqliteBackupPayload };
 
 export const DEFAULT_KEEP = 7;
 /** pages copied per step (4 MiB at the default page size): small enough for progress, large enough to be quick */
@@ -101,8 +85,10 @@ async function backup(p: SqliteBackupPayload, ctx: HandlerContext): Promise<Json
   // The copy holds the user's data: owner-only from its first byte, like the queue file.
   fs.closeSync(fs.openSync(partial, 'wx', 0o600));
 
-  let db: Database.Database | null = null;
+  let db: BetterSqlite3.Database | null = null;
   try {
+    // Loaded when a backup runs: every other process that registers this kind never needs it.
+    const { default: Database } = await import('better-sqlite3');
     db = new Database(source, { readonly: true, fileMustExist: true });
     let lastRemaining = Number.POSITIVE_INFINITY;
     let allAtOnce = false;
@@ -138,6 +124,6 @@ async function backup(p: SqliteBackupPayload, ctx: HandlerContext): Promise<Json
 export const sqliteBackupHandler: Handler<SqliteBackupPayload> = {
   kind: 'sqlite-backup',
   description: `copy a live SQLite {source} into {destDir} with the backup API, keeping the newest {keep} (default ${DEFAULT_KEEP})`,
-  payload: backupPayload,
+  payload: new LazyPayload(async () => (await import('./payload-schemas.ts')).backupPayload),
   run: backup,
 };

@@ -2,7 +2,7 @@
  * The name a task gets when its spec gives none: a label in lists, so it should say which task
  * this is. An http task is `POST api.example.com/v1/report` rather than fifty rows of `http`.
  */
-import { LIMITS } from '../../../shared/schemas.ts';
+import { LIMITS } from '../../../shared/limits.ts';
 
 export function defaultTaskName(kind: string, payload: unknown): string {
   if (kind === 'http' && typeof payload === 'object' && payload !== null) {

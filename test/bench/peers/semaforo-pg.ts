@@ -1,6 +1,6 @@
 /** Semaforo on its PostgreSQL store, each trial in a schema of its own (public engine API only). */
 import { createEngine, type Engine } from '../../../electron/core/engine.ts';
-import { parseTaskSpec } from '../../../shared/task-spec-quick.ts';
+import { parseTaskSpecNow } from '../../../shared/task-spec-now.ts';
 import { NOOP_SPEC } from '../fixtures.ts';
 import { rate, settleHeap, sleep } from './common.ts';
 import { BENCH_PG_URL, dropSchema, fill, freshSchema } from './pg-common.ts';
@@ -18,7 +18,7 @@ async function withQueue<T>(fn: (engine: Engine) => Promise<T>): Promise<T> {
   }
 }
 
-const spec = (group?: string) => parseTaskSpec(group ? { ...NOOP_SPEC, group } : NOOP_SPEC);
+const spec = (group?: string) => parseTaskSpecNow(group ? { ...NOOP_SPEC, group } : NOOP_SPEC);
 
 export function enqueueSingle(a: { n: number }) {
   return withQueue(async (engine) => {

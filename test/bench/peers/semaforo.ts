@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { createEngine, type Engine, type EngineOptions } from '../../../electron/core/engine.ts';
-import { parseTaskSpec } from '../../../shared/task-spec-quick.ts';
+import { parseTaskSpecNow } from '../../../shared/task-spec-now.ts';
 import { NOOP_SPEC } from '../fixtures.ts';
 import { median, wallMs } from '../stats.ts';
 import { benchDir } from '../tmp.ts';
@@ -36,10 +36,10 @@ async function untilDone(engine: Engine, done: number, everyMs = 5): Promise<voi
 /** `warmup` calls first, untimed (default 100: the first calls of a cold process). */
 export async function enqueueSingle(a: { n: number; warmup?: number }) {
   const engine = await open(freshFile());
-  for (let i = 0; i < (a.warmup ?? 100); i++) await engine.enqueue(parseTaskSpec(NOOP_SPEC));
+  for (let i = 0; i < (a.warmup ?? 100); i++) await engine.enqueue(parseTaskSpecNow(NOOP_SPEC));
   settleHeap();
   const t = performance.now();
-  for (let i = 0; i < a.n; i++) await engine.enqueue(parseTaskSpec(NOOP_SPEC));
+  for (let i = 0; i < a.n; i++) await engine.enqueue(parseTaskSpecNow(NOOP_SPEC));
   const ms = performance.now() - t;
   const moveMs = await moveIn(engine);
   void engine.close();
@@ -59,10 +59,10 @@ async function moveIn(engine: Engine): Promise<number> {
 export async function enqueueBatch(a: { n: number; batch: number }) {
   const engine = await open(freshFile());
   const batch = Array.from({ length: a.batch }, () => NOOP_SPEC);
-  await engine.enqueueMany(batch.map((x) => parseTaskSpec(x)));
+  await engine.enqueueMany(batch.map((x) => parseTaskSpecNow(x)));
   settleHeap();
   const t = performance.now();
-  for (let i = 0; i < a.n; i += a.batch) await engine.enqueueMany(batch.map((x) => parseTaskSpec(x)));
+  for (let i = 0; i < a.n; i += a.batch) await engine.enqueueMany(batch.map((x) => parseTaskSpecNow(x)));
   const ms = performance.now() - t;
   const moveMs = await moveIn(engine);
   void engine.close();
@@ -99,7 +99,7 @@ export async function latencyLocal(a: { samples: number }) {
     await sampleGap();
     const begun = new Promise<number>((r) => (started = r));
     const t0 = wallMs();
-    await engine.enqueue(parseTaskSpec({ kind: PROBE_KIND, payload: {} }));
+    await engine.enqueue(parseTaskSpecNow({ kind: PROBE_KIND, payload: {} }));
     const at = await begun;
     if (i >= LATENCY_WARMUP) out.push(at - t0);
     await engine.whenIdle();
@@ -133,7 +133,7 @@ export async function latencyRemote(a: { samples: number }) {
 export async function enqueuer(a: { file: string }) {
   const engine = await open(a.file);
   serveEnqueuer(
-    () => void engine.enqueue(parseTaskSpec({ kind: PROBE_KIND, payload: { t0: wallMs() } })),
+    () => void engine.enqueue(parseTaskSpecNow({ kind: PROBE_KIND, payload: { t0: wallMs() } })),
     () => engine.close(),
   );
 }

@@ -17,7 +17,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
-import { LIMITS } from '../../../../shared/schemas.ts';
+import { LIMITS } from '../../../../shared/limits.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
 import { claimGroupOf, type ClaimGroupRow } from '../group-row.ts';
 import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';

@@ -2,7 +2,9 @@
  * Enqueue, and the inbox around it: tasks enter through the inbox (inbox.ts), every write
  * transaction first moves what waits there into `tasks`, and every read sees what waits too.
  */
-import Database, { type Statement, type Transaction } from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Statement, Transaction } from 'better-sqlite3';
+import { Database } from './driver.ts';
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
 import type { Commits } from './commits.ts';
@@ -16,7 +18,7 @@ const MOVE_RETRY_MS = 1000;
 
 /** Moving waiting enqueues in, for writes and for reads. */
 export class Intake {
-  private readonly db: Database.Database;
+  private readonly db: BetterSqlite3.Database;
   private readonly inbox: Inbox;
   private readonly busyTimeoutMs: number;
   private readonly moveInTx: Transaction<() => void>;
@@ -26,7 +28,7 @@ export class Intake {
   /** set once the store's Commits exist (they call moveWaiting at every begin) */
   commits: Commits | null = null;
 
-  constructor(db: Database.Database, inbox: Inbox, onError: (message: string) => void) {
+  constructor(db: BetterSqlite3.Database, inbox: Inbox, onError: (message: string) => void) {
     this.db = db;
     this.inbox = inbox;
     this.onError = onError;
@@ -90,7 +92,7 @@ export class Enqueue {
   private readonly commits: Commits;
   private readonly byUnique: Statement<[string], TaskRow>;
 
-  constructor(db: Database.Database, inbox: Inbox, commits: Commits) {
+  constructor(db: BetterSqlite3.Database, inbox: Inbox, commits: Commits) {
     this.inbox = inbox;
     this.commits = commits;
     this.byUnique = db.prepare(

@@ -5,7 +5,8 @@
  * counts verified after the copy are those of the rows copied).
  */
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Database } from './driver.ts';
 import { EXPORT_TABLES, type ExportRow, type ExportTable, type QueueExport } from '../queue-export.ts';
 import { openSqliteStore } from './async-store.ts';
 import { toStorageError } from './storage-errors.ts';
@@ -41,7 +42,7 @@ export async function exportSqliteQueue(file: string): Promise<QueueExport> {
   } finally {
     await store.close();
   }
-  let db: Database.Database;
+  let db: BetterSqlite3.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
   } catch (err) {
@@ -78,7 +79,11 @@ export async function exportSqliteQueue(file: string): Promise<QueueExport> {
   }
 }
 
-async function* pages(db: Database.Database, table: ExportTable, batch: number): AsyncIterable<ExportRow[]> {
+async function* pages(
+  db: BetterSqlite3.Database,
+  table: ExportTable,
+  batch: number,
+): AsyncIterable<ExportRow[]> {
   const key = KEY[table];
   const page = db.prepare<[string | number, number], Record<string, unknown>>(
     `SELECT ${key} AS _key, * FROM ${table} WHERE ${key} > ? ORDER BY ${key} LIMIT ?`,

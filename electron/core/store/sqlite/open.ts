@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Database } from './driver.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 
 export interface OpenOptions {
@@ -21,7 +22,7 @@ export const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
  * block the writer, a busy timeout so processes sharing the file wait instead of failing, and
  * every pending migration applied.
  */
-export function openDatabase(file: string, options: OpenOptions = {}): Database.Database {
+export function openDatabase(file: string, options: OpenOptions = {}): BetterSqlite3.Database {
   if (file !== ':memory:') {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     // Create the file ourselves so it is owner-only from its first byte; SQLite gives the
@@ -77,7 +78,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
  * dropped; `ANALYZE sqlite_schema` makes this connection forget the ones it loaded. A
  * connection that cannot write keeps them: it never ticks.
  */
-function dropPlannerStatistics(db: Database.Database): void {
+function dropPlannerStatistics(db: BetterSqlite3.Database): void {
   const tables = db
     .prepare<[], string>(
       "SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'sqlite\\_stat%' ESCAPE '\\'",
@@ -140,7 +141,7 @@ const SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024;
  * that into memory, read-only, so `list`, `stats` and `show` still work and writes fail as
  * read-only. Null when that does not hold; the caller then reports SQLite's own error.
  */
-function readOnlySnapshot(file: string): Database.Database | null {
+function readOnlySnapshot(file: string): BetterSqlite3.Database | null {
   try {
     fs.accessSync(path.dirname(file), fs.constants.W_OK);
     return null; // SQLite could create the -shm: its error has another cause
@@ -168,7 +169,7 @@ function readOnlySnapshot(file: string): Database.Database | null {
  * is made writable; `BEGIN IMMEDIATE` alone does not tell (it succeeds), changing a row does.
  * The change is rolled back: nothing reaches the file. Waits out another writer like any write.
  */
-export function probeWritable(db: Database.Database): void {
+export function probeWritable(db: BetterSqlite3.Database): void {
   try {
     db.exec('BEGIN IMMEDIATE');
     db.prepare('UPDATE settings SET paused = paused WHERE id = 1').run();

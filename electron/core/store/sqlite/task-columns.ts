@@ -6,7 +6,7 @@
  * entry here (and TaskRow), a migration. test/core/task-columns.test.ts holds them to the table.
  */
 import { TASK_STATUSES, type JsonValue, type Task, type TaskStatus } from '../../../../shared/domain.ts';
-import { LIMITS } from '../../../../shared/schemas.ts';
+import { LIMITS } from '../../../../shared/limits.ts';
 import type { NewTask } from '../task-store.ts';
 
 /** A row of `tasks` as better-sqlite3 returns it. */
