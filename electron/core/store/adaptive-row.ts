@@ -124,17 +124,7 @@ export class OutcomeTally {
 }
 
 /** The columns to write back after a tick, and the history point to add (if any). */
-export interface LearnedWrite {
-  eff_concurrency: number | null;
-  eff_rate: number | null;
-  rate_ceiling: number | null;
-  adapt_decreased_at: number | null;
-  adapt_grown_at: number | null;
-  adapt_logged_at: number | null;
-  last_throttle_at: number | null;
-  last_throttle: string | null;
-  point: LimitPoint | null;
-}
+export type LearnedWrite = Omit<AdaptiveColumns, 'adaptive'> & { point: LimitPoint | null };
 
 /** What an adaptive group's row becomes after its tally at `now` (queue clock). */
 export function learn(g: CapColumns & AdaptiveColumns, t: Tally, now: number): LearnedWrite {

@@ -5,12 +5,31 @@
  * clock, as the cool-downs are.
  */
 import { ADAPTIVE_HISTORY } from '../../../../shared/domain.ts';
-import { LEARNED_COLUMNS, learnFromTick, withoutGuessedWait, type LearningRow } from '../adaptive-row.ts';
+import {
+  LEARNED_COLUMNS,
+  learnFromTick,
+  withoutGuessedWait,
+  type AdaptiveColumns,
+  type LearningRow,
+} from '../adaptive-row.ts';
 import type { Finish } from '../task-store.ts';
 import type { Queryable } from './db.ts';
-import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
+import { FLAG, INT, TEXT, TIME, orNull, rowChecker, type RowSpec } from './rows.ts';
 
 const NUMBER = TIME;
+
+/** The types of the adaptive columns of `groups`, for every row check that reads them. */
+export const ADAPTIVE_COLUMN_TYPES: RowSpec<AdaptiveColumns> = {
+  adaptive: FLAG,
+  eff_concurrency: orNull(NUMBER),
+  eff_rate: orNull(NUMBER),
+  rate_ceiling: orNull(NUMBER),
+  adapt_decreased_at: orNull(TIME),
+  adapt_grown_at: orNull(TIME),
+  adapt_logged_at: orNull(TIME),
+  last_throttle_at: orNull(TIME),
+  last_throttle: orNull(TEXT),
+};
 
 export const learningRow = rowChecker<LearningRow>(
   'groups',
@@ -19,15 +38,7 @@ export const learningRow = rowChecker<LearningRow>(
     concurrency: orNull(INT),
     rate_limit: orNull(INT),
     rate_period_ms: orNull(INT),
-    adaptive: FLAG,
-    eff_concurrency: orNull(NUMBER),
-    eff_rate: orNull(NUMBER),
-    rate_ceiling: orNull(NUMBER),
-    adapt_decreased_at: orNull(TIME),
-    adapt_grown_at: orNull(TIME),
-    adapt_logged_at: orNull(TIME),
-    last_throttle_at: orNull(TIME),
-    last_throttle: orNull(TEXT),
+    ...ADAPTIVE_COLUMN_TYPES,
   },
   'name',
 );

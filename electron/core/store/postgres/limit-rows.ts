@@ -32,16 +32,21 @@ export interface GroupLimits {
   eff_rate: number | null;
 }
 
+/** The types of a group's configured limits, for every row check that reads them. */
+export const LIMIT_COLUMN_TYPES = {
+  name: TEXT,
+  concurrency: orNull(INT),
+  rate_limit: orNull(INT),
+  rate_period_ms: orNull(INT),
+  rate_burst: orNull(INT),
+  paused: FLAG,
+  blocked_until: orNull(TIME),
+} as const;
+
 export const groupLimitsRow = rowChecker<GroupLimits>(
   'groups',
   {
-    name: TEXT,
-    concurrency: orNull(INT),
-    rate_limit: orNull(INT),
-    rate_period_ms: orNull(INT),
-    rate_burst: orNull(INT),
-    paused: FLAG,
-    blocked_until: orNull(TIME),
+    ...LIMIT_COLUMN_TYPES,
     adaptive: FLAG,
     eff_concurrency: orNull(TIME),
     eff_rate: orNull(TIME),

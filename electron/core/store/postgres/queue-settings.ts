@@ -5,6 +5,8 @@ import { burstAfter } from '../../policy/rate-limit.ts';
 import { LEARNED_COLUMNS, type LearningRow, type LimitPoint } from '../adaptive-row.ts';
 import { appliedRate, groupInfo, type GroupRow as SharedGroupRow } from '../group-row.ts';
 import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
+import { ADAPTIVE_COLUMN_TYPES } from './adaptive-learning.ts';
+import { LIMIT_COLUMN_TYPES } from './limit-rows.ts';
 import type { Db, Queryable } from './db.ts';
 import { claimLockKey } from './tick.ts';
 import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
@@ -20,24 +22,10 @@ export interface GroupRow extends Omit<SharedGroupRow, 'paused'>, Omit<LearningR
 const groupRow = rowChecker<GroupRow>(
   'groups',
   {
-    name: TEXT,
-    concurrency: orNull(INT),
-    rate_limit: orNull(INT),
-    rate_period_ms: orNull(INT),
-    rate_burst: orNull(INT),
-    paused: FLAG,
-    blocked_until: orNull(TIME),
+    ...LIMIT_COLUMN_TYPES,
     rate_used: INT,
     rate_oldest: orNull(TIME),
-    adaptive: FLAG,
-    eff_concurrency: orNull(TIME),
-    eff_rate: orNull(TIME),
-    rate_ceiling: orNull(TIME),
-    adapt_decreased_at: orNull(TIME),
-    adapt_grown_at: orNull(TIME),
-    adapt_logged_at: orNull(TIME),
-    last_throttle_at: orNull(TIME),
-    last_throttle: orNull(TEXT),
+    ...ADAPTIVE_COLUMN_TYPES,
   },
   'name',
 );

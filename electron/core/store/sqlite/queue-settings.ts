@@ -3,7 +3,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { QueueSettings } from '../../../../shared/domain.ts';
 import { DEFAULT_RATE_CAP } from '../../policy/adaptive-limit.ts';
 import { burstAfter } from '../../policy/rate-limit.ts';
-import { LEARNED_COLUMNS, type AdaptiveColumns } from '../adaptive-row.ts';
+import { FORGOTTEN, LEARNED_COLUMNS, type AdaptiveColumns } from '../adaptive-row.ts';
 import type { GroupRow as LimitColumns } from '../group-row.ts';
 import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
 import type { Commits } from './commits.ts';
@@ -20,14 +20,7 @@ export const NEW_GROUP: Omit<GroupRow, 'name'> = {
   blocked_until: null,
   rate_burst: null,
   adaptive: 0,
-  eff_concurrency: null,
-  eff_rate: null,
-  rate_ceiling: null,
-  adapt_decreased_at: null,
-  adapt_grown_at: null,
-  adapt_logged_at: null,
-  last_throttle_at: null,
-  last_throttle: null,
+  ...FORGOTTEN,
 };
 
 interface SettingsRow {
