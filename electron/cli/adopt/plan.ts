@@ -40,6 +40,8 @@ export interface Plan {
   sha256: string;
   /** the `semaforo` a wrapped line calls (cron runs with PATH=/usr/bin:/bin) */
   launcher: string;
+  /** the queue a wrapped line names (`--db`), when it is not the default one; absent: default */
+  db?: string;
   groups: PlanGroup[];
   lines: PlanLine[];
   /** environment lines and what becomes of them */
@@ -55,6 +57,8 @@ export interface PlanInput {
   lines: readonly CronLine[];
   source: Plan['source'];
   launcher: string;
+  /** the queue adopted into, when named (--db, SEMAFORO_DB): cron's lines must name it too */
+  db?: string;
   intoSchedules: boolean;
   /** the user adopting: lines of /etc/cron.d for another user stay in cron */
   user: string;
@@ -103,6 +107,7 @@ export function makePlan(input: PlanInput): Plan {
     source: input.source,
     sha256: sha256(input.text),
     launcher: input.launcher,
+    ...(input.db !== undefined && { db: input.db }),
     groups: [...groups.values()],
     lines,
     notes,
@@ -135,6 +140,7 @@ const planSchema = z.strictObject({
   ]),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   launcher: z.string().min(1),
+  db: z.string().min(1).optional(),
   groups: z.array(
     z.strictObject({
       name: z.string().regex(NAME_RE),

@@ -18,6 +18,8 @@ export function wrappedCommand(command: string, shell: string): string {
   return SHELL_SYNTAX.test(trimmed) ? `${shell} -c ${cronEscape(shellQuote(trimmed))}` : trimmed;
 }
 
+const plainOrQuoted = (word: string) => (/^[A-Za-z0-9._/~:@=?-]+$/.test(word) ? word : shellQuote(word));
+
 /** cron reads `%` in a command as a line break: written back, it is escaped again. */
 function cronEscape(text: string): string {
   return text.replaceAll('%', '\\%');
@@ -26,7 +28,9 @@ function cronEscape(text: string): string {
 function wrapLine(l: Extract<CronLine, { type: 'job' }>, p: PlanLine, plan: Plan, shell: string): string {
   const name = /^[A-Za-z0-9._:-]+$/.test(p.name) ? p.name : shellQuote(p.name);
   const launcher = /^[A-Za-z0-9._/~-]+$/.test(plan.launcher) ? plan.launcher : shellQuote(plan.launcher);
-  return `${l.head}${launcher} run -q --group ${p.group} --name ${cronEscape(name)} -- ${wrappedCommand(l.command, shell)}`;
+  // A queue named when adopting is named on each line, or cron's runs would go to the default one.
+  const db = plan.db === undefined ? '' : ` --db ${cronEscape(plainOrQuoted(plan.db))}`;
+  return `${l.head}${launcher}${db} run -q --group ${p.group} --name ${cronEscape(name)} -- ${wrappedCommand(l.command, shell)}`;
 }
 
 /** The new crontab text; lines the plan does not name, or keeps, are unchanged. */

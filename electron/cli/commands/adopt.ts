@@ -31,6 +31,27 @@ interface AdoptOptions {
 
 const bad = (path: string, message: string) => new ValidationError([{ path, message }]);
 
+/**
+ * The queue each wrapped line names, when one was named here (cron runs in $HOME, so a file is
+ * made absolute). A password in a URL would stand in every line of the crontab: refused.
+ */
+function cronDb(named: string | undefined): { db?: string } {
+  if (named === undefined) return {};
+  if (!/^postgres(ql)?:\/\//i.test(named)) return { db: path.resolve(named) };
+  let password = '';
+  try {
+    password = new URL(named).password;
+  } catch {
+    throw bad('--db', 'is not a valid postgres:// URL');
+  }
+  if (password !== '')
+    throw bad(
+      '--db',
+      'the URL holds a password, which every adopted cron line would show: put it in ~/.pgpass and give the URL without it',
+    );
+  return { db: named };
+}
+
 export function adoptCommand(ctx: CliContext): Command {
   const cmd = new Command('adopt')
     .description(
@@ -86,6 +107,7 @@ to the queue file. Install the launcher first: semaforo install-cli`,
         lines,
         source,
         launcher: path.resolve(opts.launcher),
+        ...cronDb(ctx.globals(cmd).db),
         intoSchedules: opts.intoSchedules === true,
         user: os.userInfo().username,
         localZone: localTimeZone(),

@@ -39,7 +39,7 @@ describe('adopt on a file', () => {
     const dry = await cli(['adopt', '--file', file, '--launcher', launcher], { db });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(
-      `+*/5 * * * * ${launcher} run -q --group example.com --name curl -- /bin/sh -c`,
+      `+*/5 * * * * ${launcher} --db ${db} run -q --group example.com --name curl -- /bin/sh -c`,
     );
     expect(dry.stdout).toMatch(/backups: concurrency 1/);
     expect(dry.stdout).toMatch(/line 6: not understood: an unescaped %/);
@@ -49,8 +49,9 @@ describe('adopt on a file', () => {
     const applied = await cli(['adopt', '--file', file, '--launcher', launcher, '--apply'], { db });
     expect(applied.code, applied.stderr).toBe(0);
     const now = fs.readFileSync(file, 'utf8').split('\n');
-    expect(now[2]).toContain(`${launcher} run -q --group example.com --name curl --`);
-    expect(now[4]).toMatch(/^30 3 \* \* 0 {3}\S+ run -q --group backups --name rsync/);
+    // the queue named here (SEMAFORO_DB) is named on each line: cron's environment has none
+    expect(now[2]).toContain(`${launcher} --db ${db} run -q --group example.com --name curl --`);
+    expect(now[4]).toMatch(/^30 3 \* \* 0 {3}\S+ --db \S+ run -q --group backups --name rsync/);
     expect(now[5]).toBe('0 * * * * echo "100%" done');
     const groups = json<{ name: string; concurrency: number | null }[]>(
       await cli(['--json', 'group', 'list'], { db }),
@@ -137,8 +138,29 @@ describe('adopt on the user crontab', () => {
     const env = { PATH: `${bin}:${process.env.PATH}` };
     const applied = await cli(['adopt', '--launcher', launcher, '--apply'], { db, env });
     expect(applied.code, applied.stderr).toBe(0);
-    expect(fs.readFileSync(store, 'utf8')).toContain(`${launcher} run -q --group backups --name pg_dump`);
+    expect(fs.readFileSync(store, 'utf8')).toContain(
+      `${launcher} --db ${db} run -q --group backups --name pg_dump`,
+    );
     expect((await cli(['adopt', '--undo'], { db, env })).code).toBe(0);
     expect(fs.readFileSync(store, 'utf8')).toBe(CRONTAB);
+  });
+
+  it('refuses to write a PostgreSQL password into every cron line', async () => {
+    const { dir, file } = setup();
+    const launcher = await launcherIn(dir);
+    const r = await cli([
+      '--db',
+      'postgres://me:secret@127.0.0.1:1/q',
+      'adopt',
+      '--file',
+      file,
+      '--launcher',
+      launcher,
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/--db: the URL holds a password.*~\/\.pgpass/);
+    expect(r.stderr).not.toContain('secret');
+    expect(fs.readFileSync(file, 'utf8')).toBe(CRONTAB);
   });
 });
