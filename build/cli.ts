@@ -1,8 +1,7 @@
 /**
  * Builds the `semaforo` command line into dist/cli: one ES module bundle per lazily loaded
  * command (Vite's SSR build, i.e. Rolldown), better-sqlite3 left to node_modules (a native
- * addon). Run by `npm install` (the `prepare` script, through build/prepare.js, which never fails
- * the install) and `npm run build:cli`.
+ * addon). Run by `npm run build:cli` (not at install: see the README).
  *
  * Next to it, dist/cli/stamp.json lists every source file that went in with its mtime;
  * bin/semaforo.js runs the bundle only while each of them still has that mtime, so an edited
