@@ -13,6 +13,7 @@ const LABELS: Record<keyof CopyReport['copied'], string> = {
   history: 'history rows',
   groups: 'groups',
   group_starts: 'rate-window starts',
+  resources: 'resources',
   schedules: 'schedules',
   settings: 'settings',
 };

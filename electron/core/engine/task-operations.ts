@@ -9,6 +9,7 @@ import type {
   HourSeries,
   Metrics,
   QueueSettings,
+  ResourceInfo,
   Stats,
   Task,
   TaskPage,
@@ -51,6 +52,12 @@ export interface TaskOperations {
   setPriority(id: number, priority: number): Promise<Task>;
   updateGroup(name: string, update: GroupUpdate): Promise<GroupInfo>;
   updateSettings(update: SettingsUpdate): Promise<QueueSettings>;
+  /** Creates a named resource or sets its capacity; the claims use it from their next tick. */
+  setResource(name: string, capacity: number): Promise<ResourceInfo>;
+  /** Rejects with a NotFoundError when there is no such resource. */
+  removeResource(name: string): Promise<void>;
+  /** Every resource with its holders and waiters. */
+  resources(): Promise<ResourceInfo[]>;
   pause(group?: string): Promise<void>;
   resume(group?: string): Promise<void>;
   /** Deletes finished tasks that ended more than `olderThanMs` ago (default: the retention setting). */
@@ -73,6 +80,7 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
       timeout: s.timeout ?? null,
       unique: s.unique ?? null,
       reservedFor: core.reservedFor,
+      ...(s.uses && s.uses.length > 0 && { uses: s.uses }),
     };
   };
 
@@ -145,6 +153,12 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
     },
     updateGroup: (name, update) => limits(store.updateGroup(name, update)),
     updateSettings: (update) => limits(store.updateSettings(update)),
+    setResource: (name, capacity) => limits(store.setResource(name, capacity)),
+    async removeResource(name) {
+      if (!(await limits(store.removeResource(name))))
+        throw new NotFoundError(`resource "${name}" does not exist`);
+    },
+    resources: async () => (await store.stats(clock.now(), 0)).resources,
     async pause(group) {
       if (group === undefined) await ops.updateSettings({ paused: true });
       else await ops.updateGroup(group, { paused: true });

@@ -11,7 +11,15 @@ export type ExportValue = string | number | boolean | null;
 export type ExportRow = Readonly<Record<string, ExportValue>>;
 
 /** The tables copied, in the order a target writes them. */
-export const EXPORT_TABLES = ['settings', 'groups', 'group_starts', 'schedules', 'tasks', 'history'] as const;
+export const EXPORT_TABLES = [
+  'settings',
+  'groups',
+  'group_starts',
+  'resources',
+  'schedules',
+  'tasks',
+  'history',
+] as const;
 export type ExportTable = (typeof EXPORT_TABLES)[number];
 
 export interface QueueExport {

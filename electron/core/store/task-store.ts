@@ -15,6 +15,8 @@ import type {
   JsonValue,
   Metrics,
   QueueSettings,
+  ResourceInfo,
+  ResourceUse,
   Stats,
   Task,
   TaskPage,
@@ -39,6 +41,8 @@ export interface NewTask {
   reservedFor?: WorkerIdentity | null;
   /** Enqueued by this schedule for this due time (null for a run-now); unique together. */
   schedule?: { id: number; dueAt: number | null } | null;
+  /** Named resources it holds while it runs, sorted by name (absent: none). */
+  uses?: readonly ResourceUse[];
 }
 
 export type { EnqueueResult };
@@ -192,6 +196,10 @@ export interface TaskStore {
   setPriority(id: number, priority: number, now: number): Promise<Task>;
   updateGroup(name: string, update: GroupUpdate): Promise<GroupInfo>;
   updateSettings(update: SettingsUpdate): Promise<QueueSettings>;
+  /** Creates a named resource or changes its capacity (at once: the next claim uses it). */
+  setResource(name: string, capacity: number): Promise<ResourceInfo>;
+  /** Deletes a resource; its holders run on, its waiters wait until it exists again. */
+  removeResource(name: string): Promise<boolean>;
   purgeFinished(before: number): Promise<number>;
 
   getTask(id: number): Promise<TaskWithHistory | null>;

@@ -22,13 +22,21 @@ const BATCH_ROWS = 2000;
 const BATCH_CHARS = 8 * 1024 * 1024;
 
 /** The tables that make a queue not empty (settings always has its one row). */
-const CONTENT: readonly ExportTable[] = ['tasks', 'history', 'schedules', 'groups', 'group_starts'];
+const CONTENT: readonly ExportTable[] = [
+  'tasks',
+  'history',
+  'schedules',
+  'groups',
+  'group_starts',
+  'resources',
+];
 
 /** The column that names a row of each table in a message. */
 const ROW_KEY: Readonly<Record<ExportTable, string>> = {
   settings: 'id',
   groups: 'name',
   group_starts: 'group_name',
+  resources: 'name',
   schedules: 'id',
   tasks: 'id',
   history: 'id',
@@ -74,7 +82,9 @@ export async function importIntoPg(
     if (replaced && !options.replace) throw new TargetNotEmptyError(location, held.join(', '));
     if (replaced) {
       // Its counters go with it: the insert triggers count the copy afresh.
-      await q.query('TRUNCATE tasks, history, groups, group_starts, schedules, counts RESTART IDENTITY');
+      await q.query(
+        'TRUNCATE tasks, history, groups, group_starts, resources, schedules, counts RESTART IDENTITY',
+      );
     } else {
       // No worker may write between the check and the commit.
       await q.query(`LOCK TABLE ${EXPORT_TABLES.join(', ')}, counts IN EXCLUSIVE MODE`);

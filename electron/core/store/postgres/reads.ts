@@ -3,6 +3,7 @@
  * failures since a cursor, the overview's counts and the metrics. Each read that must be
  * consistent across tables is one statement (one snapshot, one round trip).
  */
+import { listResources } from './resources.ts';
 import {
   FINISHED_STATUSES,
   emptyCounts,
@@ -126,7 +127,7 @@ export async function failedSince(db: Db, after: { at: number; id: number }, lim
 export async function stats(db: Db, now: number, recentFailures: number, clockOffset = 0): Promise<Stats> {
   // Separate statements, read at once on the pool: each is consistent in itself (the counts are
   // one table kept in the same transaction as every change), as SQLite's are read.
-  const [groups, counts, queue, failures] = await Promise.all([
+  const [groups, counts, queue, failures, resources] = await Promise.all([
     readGroups(db, now, null, clockOffset),
     db.query<{ group_name: unknown; status: unknown; n: unknown }>(
       'SELECT group_name, status, n FROM counts',
@@ -139,6 +140,7 @@ export async function stats(db: Db, now: number, recentFailures: number, clockOf
           [recentFailures],
         )
       : Promise.resolve([]),
+    listResources(db),
   ]);
   const total = { counts: emptyCounts() };
   addCounts(total, counts);
@@ -151,6 +153,7 @@ export async function stats(db: Db, now: number, recentFailures: number, clockOf
     counts: total.counts,
     settings: queue,
     groups,
+    resources,
     recentFailures: failures.map((r) => toTask(r)),
   };
 }

@@ -12,6 +12,7 @@ import {
   type GroupInfo,
   type Metrics,
   type QueueSettings,
+  type ResourceInfo,
   type Stats,
   type Task,
   type TaskPage,
@@ -59,7 +60,10 @@ export class Reads {
   private readonly recentFailures: Statement<[number], TaskRow>;
   private readonly finishedSince: Statement<[number], FinishedRow>;
 
-  constructor(db: Database, intake: Intake, settings: () => QueueSettings) {
+  private readonly resources: () => ResourceInfo[];
+
+  constructor(db: Database, intake: Intake, settings: () => QueueSettings, resources: () => ResourceInfo[]) {
+    this.resources = resources;
     this.db = db;
     this.intake = intake;
     this.settings = settings;
@@ -201,6 +205,7 @@ export class Reads {
       counts,
       settings: this.settings(),
       groups: [...byGroup.values()],
+      resources: this.resources(),
       recentFailures: recentFailures > 0 ? this.recentFailures.all(recentFailures).map(toTask) : [],
     };
   }

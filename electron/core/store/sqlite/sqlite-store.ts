@@ -9,6 +9,7 @@ import type {
   GroupInfo,
   Metrics,
   QueueSettings,
+  ResourceInfo,
   Stats,
   Task,
   TaskPage,
@@ -32,6 +33,7 @@ import { Leases } from './leases.ts';
 import { openDatabase, type OpenOptions } from './open.ts';
 import { QueueSettingsStore } from './queue-settings.ts';
 import { Reads } from './reads.ts';
+import { ResourceStore } from './resources.ts';
 import { SqliteScheduleStore } from './schedule-store.ts';
 import { TaskActions } from './task-actions.ts';
 import type { SyncTaskStore } from './sync-store.ts';
@@ -54,6 +56,7 @@ export class SqliteTaskStore implements SyncTaskStore {
   private readonly actions: TaskActions;
   private readonly queue: QueueSettingsStore;
   private readonly reads: Reads;
+  private readonly resources: ResourceStore;
   private readonly dataVersionStmt: Database.Statement;
 
   constructor(file: string, options: StoreOptions = {}) {
@@ -69,7 +72,13 @@ export class SqliteTaskStore implements SyncTaskStore {
     this.leases = new Leases(this.db, this.commits, intake);
     this.actions = new TaskActions(this.db, this.commits);
     this.queue = new QueueSettingsStore(this.db, this.commits);
-    this.reads = new Reads(this.db, intake, () => this.queue.settings());
+    this.resources = new ResourceStore(this.db, this.commits);
+    this.reads = new Reads(
+      this.db,
+      intake,
+      () => this.queue.settings(),
+      () => this.resources.list(),
+    );
     this.dataVersionStmt = this.db.prepare('PRAGMA data_version').pluck();
     this.schedules = new SqliteScheduleStore(this.db, this.commits, (tasks, now) => this.enqueue(tasks, now));
   }
@@ -147,6 +156,14 @@ export class SqliteTaskStore implements SyncTaskStore {
 
   settings(): QueueSettings {
     return this.queue.settings();
+  }
+
+  setResource(name: string, capacity: number): ResourceInfo {
+    return this.resources.set(name, capacity);
+  }
+
+  removeResource(name: string): boolean {
+    return this.resources.remove(name);
   }
 
   getTask(id: number): TaskWithHistory | null {
