@@ -9,6 +9,7 @@
  * a worker that has its kind claims it.
  */
 import type { Stats, Task } from './domain.ts';
+import { resourceShort } from './resource-wait.ts';
 import { learnedOf, learnedText, startSpacing } from './adaptive-view.ts';
 import { formatDuration, formatRate } from './durations.ts';
 
@@ -23,6 +24,7 @@ export const WAIT_CODES = [
   'group-full',
   'adaptive-lowered',
   'rate-window',
+  'resource',
   'no-worker',
   'ready',
 ] as const;
@@ -39,7 +41,8 @@ export interface WaitReason {
 }
 
 export interface WaitContext {
-  stats: Pick<Stats, 'counts' | 'settings' | 'groups'>;
+  /** `resources` absent: named resources are not judged (a face that did not read them) */
+  stats: Pick<Stats, 'counts' | 'settings' | 'groups'> & Partial<Pick<Stats, 'resources'>>;
   now: number;
   /** the kinds a worker here has, when the face knows them (the CLI does); absent: not judged */
   kinds?: readonly string[];
@@ -130,6 +133,8 @@ export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
       short: `rate ${formatRate(group.rate)} used`,
       ...(group.rateFreeAt !== null && { until: group.rateFreeAt }),
     };
+  const short = stats.resources ? resourceShort(task, stats.resources) : null;
+  if (short) return short;
   if (ctx.kinds && !ctx.kinds.includes(task.kind))
     return {
       code: 'no-worker',
