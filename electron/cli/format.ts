@@ -3,6 +3,7 @@
  * `--json` and never goes through here.
  */
 import { formatUses } from '../../shared/resources.ts';
+import { resourceTable } from './resource-format.ts';
 import type { HistoryEntry, Stats, Task, TaskStatus } from '../../shared/domain.ts';
 import { TASK_STATUSES } from '../../shared/domain.ts';
 import { formatDuration } from '../../shared/durations.ts';
@@ -152,6 +153,7 @@ export function statsText(s: Stats, now: number): string {
     '',
     groupTable(s.groups, now),
   ];
+  if (s.resources.length > 0) lines.push('', resourceTable(s.resources));
   if (s.recentFailures.length) {
     lines.push('', 'Recent failures:');
     for (const t of s.recentFailures)

@@ -1,36 +1,11 @@
 /** `semaforo resource`: named resources tasks of any group share, their capacities, holders and waiters. */
 import { Command } from 'commander';
-import type { ResourceInfo } from '../../../shared/domain.ts';
 import { parseInput, resourceCapacitySchema, resourceNameSchema } from '../../../shared/schemas.ts';
 import type { CliContext } from '../context.ts';
-import { table } from '../format.ts';
+import { resourceTable } from '../resource-format.ts';
 import { wholeNumber } from '../task-options.ts';
 
 const resourceName = (name: string) => parseInput(resourceNameSchema, name, 'resource');
-
-/** "42, 43 (cpu:2) and 3 more": who holds or waits, with weights above 1. */
-function taskList(list: readonly { taskId: number; weight: number }[], total = list.length, max = 5): string {
-  if (total === 0) return '-';
-  const shown = list
-    .slice(0, max)
-    .map((t) => (t.weight === 1 ? `${t.taskId}` : `${t.taskId} (×${t.weight})`));
-  return total > shown.length ? `${shown.join(', ')} and ${total - shown.length} more` : shown.join(', ');
-}
-
-export function resourceTable(resources: readonly ResourceInfo[]): string {
-  if (resources.length === 0) return 'No resources yet (semaforo resource set NAME --capacity N).';
-  return table(
-    ['RESOURCE', 'HELD', 'HOLDERS', 'WAITING', 'WAITERS', 'HELD BACK FOR'],
-    resources.map((r) => [
-      r.name,
-      `${r.held} of ${r.capacity}`,
-      taskList(r.holders),
-      String(r.waiting),
-      taskList(r.waiters, r.waiting),
-      r.reservedFor.length > 0 ? r.reservedFor.join(', ') : '-',
-    ]),
-  );
-}
 
 export function resourceCommand(ctx: CliContext): Command {
   const resource = new Command('resource').description(

@@ -236,7 +236,13 @@ export function statsCommand(ctx: CliContext): Command {
     const s = await engine.stats(intOption('--failures', opts.failures));
     ctx.print(
       cmd,
-      { counts: s.counts, settings: s.settings, groups: s.groups, recentFailures: s.recentFailures },
+      {
+        counts: s.counts,
+        settings: s.settings,
+        groups: s.groups,
+        resources: s.resources,
+        recentFailures: s.recentFailures,
+      },
       () => statsText(s, Date.now()),
     );
   });
