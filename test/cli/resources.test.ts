@@ -112,6 +112,14 @@ describe('semaforo resource', () => {
       stdin: '{"kind":"shell","uses":"a,a","payload":{"command":"true"}}',
     });
     expect(stdin.stderr).toContain('uses: names a twice');
+    // A schedule's runs carry the uses of its template.
+    const sched = await cli(['schedule', 'add', 'nightly', '--every', '1h', '--uses', 'gpu', '--', 'true'], {
+      db,
+    });
+    expect(sched.code, sched.stderr).toBe(0);
+    expect((await cli(['schedule', 'run-now', 'nightly'], { db })).code).toBe(0);
+    const runs = json<Task[]>(await cli(['list', '--json'], { db })).filter((t) => t.scheduleId !== null);
+    expect(runs.map((t) => t.uses)).toEqual([[{ resource: 'gpu', weight: 1 }]]);
     const removed = await cli(['resource', 'remove', 'nope'], { db });
     expect(removed.code).not.toBe(0);
     expect(removed.stderr).toContain('resource "nope" does not exist');
