@@ -91,6 +91,22 @@ export interface ResourceInfo {
   reservedFor: number[];
 }
 
+/**
+ * A machine gate: no new start (in the whole queue, or one group) while the machine the
+ * dispatcher runs on is too loaded, short of memory or on battery. Judged by each dispatcher on
+ * its own machine (electron/core/policy/gate-policy.ts).
+ */
+export interface GateConfig {
+  /** the group it holds; null: every group */
+  group: string | null;
+  /** the 1-minute load average per core above which it closes; null: not judged */
+  maxLoad: number | null;
+  /** available memory in bytes below which it closes; null: not judged */
+  minFreeMemory: number | null;
+  /** closed while the machine runs on battery */
+  onAc: boolean;
+}
+
 /** How many waiters of a resource `stats` lists. */
 export const RESOURCE_WAITERS_SHOWN = 20;
 
@@ -224,6 +240,7 @@ export interface Stats {
   settings: QueueSettings;
   groups: GroupInfo[];
   resources: ResourceInfo[];
+  gates: GateConfig[];
   recentFailures: Task[];
 }
 

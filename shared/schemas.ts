@@ -188,6 +188,22 @@ const usesSchema = z.unknown().transform((v, ctx): ResourceUse[] => {
   return problem === null ? sortedUses(uses) : fail(problem);
 });
 
+/** A change to a machine gate; omitted fields stay as they are, null stops judging a reading. */
+export const gateUpdateSchema = z.strictObject({
+  maxLoad: z
+    .union([
+      z
+        .number({ error: 'must be a load per core from 0.01 to 1000' })
+        .min(0.01, { error: 'must be a load per core from 0.01 to 1000' })
+        .max(1000, { error: 'must be a load per core from 0.01 to 1000' }),
+      z.null(),
+    ])
+    .optional(),
+  minFreeMemory: z.union([intIn(1, Number.MAX_SAFE_INTEGER), z.null()]).optional(),
+  onAc: z.boolean({ error: 'must be true or false' }).optional(),
+});
+export type GateUpdate = z.infer<typeof gateUpdateSchema>;
+
 /** The fields a task spec and a schedule's task template share, in the spec's order. */
 const commonTaskFields = {
   kind: kindSchema,

@@ -14,6 +14,7 @@ const LABELS: Record<keyof CopyReport['copied'], string> = {
   groups: 'groups',
   group_starts: 'rate-window starts',
   resources: 'resources',
+  gates: 'machine gates',
   schedules: 'schedules',
   settings: 'settings',
 };

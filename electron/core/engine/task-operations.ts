@@ -5,6 +5,7 @@
  */
 import type {
   EnqueueResult,
+  GateConfig,
   GroupInfo,
   HourSeries,
   Metrics,
@@ -18,6 +19,7 @@ import type {
 import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
 import {
   LIMITS,
+  type GateUpdate,
   type GroupUpdate,
   type ListQuery,
   type ParsedTaskSpec,
@@ -58,6 +60,10 @@ export interface TaskOperations {
   removeResource(name: string): Promise<void>;
   /** Every resource with its holders and waiters. */
   resources(): Promise<ResourceInfo[]>;
+  /** Creates or changes the machine gate of a group (null: the whole queue). */
+  setGate(group: string | null, update: GateUpdate): Promise<GateConfig>;
+  /** Rejects with a NotFoundError when there is no such gate. */
+  removeGate(group: string | null): Promise<void>;
   pause(group?: string): Promise<void>;
   resume(group?: string): Promise<void>;
   /** Deletes finished tasks that ended more than `olderThanMs` ago (default: the retention setting). */
@@ -159,6 +165,11 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
         throw new NotFoundError(`resource "${name}" does not exist`);
     },
     resources: async () => (await store.stats(clock.now(), 0)).resources,
+    setGate: (group, update) => limits(store.setGate(group, update)),
+    async removeGate(group) {
+      if (!(await limits(store.removeGate(group))))
+        throw new NotFoundError(group === null ? 'the queue has no gate' : `group "${group}" has no gate`);
+    },
     async pause(group) {
       if (group === undefined) await ops.updateSettings({ paused: true });
       else await ops.updateGroup(group, { paused: true });

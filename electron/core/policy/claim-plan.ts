@@ -60,6 +60,8 @@ export interface ClaimPlanInput {
   claimMax: number;
   now: number;
   queueNow: number;
+  /** groups a closed machine gate holds on this worker's machine (gate-policy.ts) */
+  closedGroups?: ReadonlySet<string>;
   /** the queue's resources: capacity, and the weight running tasks hold; absent: none defined */
   resources?: { capacity: ReadonlyMap<string, number>; held: ReadonlyMap<string, number> };
 }
@@ -94,7 +96,7 @@ export class ClaimPlan {
 
   /** Room of a group before its rate limit: 0 when paused, cooling down or full. */
   groupRoom(g: ClaimGroup, running: number): number {
-    if (this.room <= 0 || g.paused) return 0;
+    if (this.room <= 0 || g.paused || this.input.closedGroups?.has(g.name)) return 0;
     if (g.blockedUntil !== null && g.blockedUntil > this.input.queueNow) {
       this.wakeNoLaterThan(this.toHost(g.blockedUntil));
       return 0;

@@ -16,6 +16,7 @@ export const EXPORT_TABLES = [
   'groups',
   'group_starts',
   'resources',
+  'gates',
   'schedules',
   'tasks',
   'history',

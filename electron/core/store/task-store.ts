@@ -11,6 +11,7 @@
  */
 import type {
   EnqueueResult,
+  GateConfig,
   GroupInfo,
   JsonValue,
   Metrics,
@@ -22,8 +23,15 @@ import type {
   TaskPage,
   TaskWithHistory,
 } from '../../../shared/domain.ts';
+import type { GateVerdict } from './gate-row.ts';
 import type { ScheduleStore } from './schedule-store.ts';
-import type { GroupUpdate, ListQuery, RetryFilter, SettingsUpdate } from '../../../shared/schemas.ts';
+import type {
+  GateUpdate,
+  GroupUpdate,
+  ListQuery,
+  RetryFilter,
+  SettingsUpdate,
+} from '../../../shared/schemas.ts';
 
 /** A task ready to be written, after validation and defaults. */
 export interface NewTask {
@@ -110,6 +118,11 @@ export interface TickInput {
   finishes: readonly Finish[];
   /** how many tasks this worker may take now (its own in-flight room) */
   claimMax: number;
+  /**
+   * Judges the machine gates (as stored) on this worker's machine, inside the claim: a closed
+   * one holds back every start, or its group's. Absent: gates are not judged.
+   */
+  gates?: (gates: readonly GateConfig[]) => GateVerdict;
   /** claim only tasks reserved for this worker (and never anyone else's) */
   reservedOnly?: boolean;
   /**
@@ -200,6 +213,9 @@ export interface TaskStore {
   setResource(name: string, capacity: number): Promise<ResourceInfo>;
   /** Deletes a resource; its holders run on, its waiters wait until it exists again. */
   removeResource(name: string): Promise<boolean>;
+  /** Creates or changes the machine gate of a group (null: of the whole queue). */
+  setGate(group: string | null, update: GateUpdate): Promise<GateConfig>;
+  removeGate(group: string | null): Promise<boolean>;
   purgeFinished(before: number): Promise<number>;
 
   getTask(id: number): Promise<TaskWithHistory | null>;

@@ -24,7 +24,8 @@ import { claimGroupOf } from '../group-row.ts';
 import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';
 import { RESERVE_AFTER_PASSES } from '../../policy/resource-ledger.ts';
 import { decodeUses, heldOf } from '../resource-row.ts';
-import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
+import { gateConfig, type GateRow } from '../gate-row.ts';
+import type { ClaimedTask, TickInput, WorkerIdentity } from '../task-store.ts';
 import type { Queryable } from './db.ts';
 import { toTask } from './rows.ts';
 
@@ -53,6 +54,7 @@ export interface ClaimInput {
   claimMax: number;
   reservedOnly: boolean;
   kinds: readonly string[] | null;
+  gates?: TickInput['gates'];
 }
 
 /** A candidate as read: its uses still the stored text. */
@@ -102,9 +104,11 @@ export async function claimReady(
     global_concurrency: number;
     paused: boolean;
     resources: [name: string, capacity: number][];
+    gates: GateRow[];
   }>(
     `SELECT global_concurrency, paused,
-       (SELECT coalesce(json_agg(json_build_array(name, capacity)), '[]') FROM resources) AS resources
+       (SELECT coalesce(json_agg(json_build_array(name, capacity)), '[]') FROM resources) AS resources,
+       (SELECT coalesce(json_agg(g), '[]') FROM gates g) AS gates
      FROM settings WHERE id = 1`,
   );
   if (!settings || settings.paused || c.claimMax <= 0) return { claimed: [], nextWakeAt: null };
@@ -123,6 +127,9 @@ export async function claimReady(
     runningByGroup.set(r.group_name, r.n);
     runningTotal += r.n;
   }
+  // Asked also with no gate, so the judge forgets one that was removed.
+  const verdict = c.gates ? c.gates(settings.gates.map(gateConfig)) : null;
+  if (verdict?.queueClosed) return { claimed: [], nextWakeAt: null };
   const defined = settings.resources.map(([name, capacity]) => ({ name, capacity }));
   const plan = new ClaimPlan({
     globalConcurrency: settings.global_concurrency,
@@ -131,6 +138,7 @@ export async function claimReady(
     claimMax: c.claimMax,
     now,
     queueNow,
+    ...(verdict && { closedGroups: verdict.closedGroups }),
     // Without a resource, nothing is read for them: a task naming one simply waits.
     ...(defined.length > 0 && {
       resources: {

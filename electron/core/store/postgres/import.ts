@@ -29,6 +29,7 @@ const CONTENT: readonly ExportTable[] = [
   'groups',
   'group_starts',
   'resources',
+  'gates',
 ];
 
 /** The column that names a row of each table in a message. */
@@ -37,6 +38,7 @@ const ROW_KEY: Readonly<Record<ExportTable, string>> = {
   groups: 'name',
   group_starts: 'group_name',
   resources: 'name',
+  gates: 'scope',
   schedules: 'id',
   tasks: 'id',
   history: 'id',
@@ -83,7 +85,7 @@ export async function importIntoPg(
     if (replaced) {
       // Its counters go with it: the insert triggers count the copy afresh.
       await q.query(
-        'TRUNCATE tasks, history, groups, group_starts, resources, schedules, counts RESTART IDENTITY',
+        'TRUNCATE tasks, history, groups, group_starts, resources, gates, schedules, counts RESTART IDENTITY',
       );
     } else {
       // No worker may write between the check and the commit.

@@ -15,6 +15,7 @@ import { cancel, purgeFinished, remove, retry, retryFailed, setPriority } from '
 import { measureClockOffset, offsetWarning } from './pg-clock.ts';
 import { settings, updateGroup, updateSettings } from './queue-settings.ts';
 import { failedSince, getTask, listTasks, metrics, stats } from './reads.ts';
+import { removeGate, setGate } from './gates.ts';
 import { removeResource, setResource } from './resources.ts';
 import { createPgScheduleStore } from './schedule-store.ts';
 import { tick } from './tick.ts';
@@ -117,6 +118,8 @@ class PgTaskStore implements TaskStore {
   updateSettings: TaskStore['updateSettings'] = (update) => updateSettings(this.db, update);
   setResource: TaskStore['setResource'] = (name, capacity) => setResource(this.db, name, capacity);
   removeResource: TaskStore['removeResource'] = (name) => removeResource(this.db, name);
+  setGate: TaskStore['setGate'] = (group, update) => setGate(this.db, group, update);
+  removeGate: TaskStore['removeGate'] = (group) => removeGate(this.db, group);
   purgeFinished: TaskStore['purgeFinished'] = (before) => purgeFinished(this.db, before);
 
   getTask: TaskStore['getTask'] = (id) => getTask(this.db, id);

@@ -2,7 +2,7 @@
  * Schema 3: adaptive groups (../adaptive-row.ts), as SQLite's schema 3: what a group learned
  * under its caps, and the history of its effective limits (at most ADAPTIVE_HISTORY points a
  * group). Times on the database's clock, as blocked_until. Named resources, as SQLite's
- * (../resource-row.ts): capacities, what each task uses, how often a claim passed it over.
+ * (../resource-row.ts): capacities, what each task uses, how often a claim passed it over; machine gates.
  */
 export const SCHEMA_V3 = `
   ALTER TABLE groups
@@ -34,4 +34,10 @@ export const SCHEMA_V3 = `
     WHERE uses IS NOT NULL AND status IN ('pending', 'running', 'retrying');
   CREATE INDEX tasks_resource_waits ON tasks (resource_waits)
     WHERE resource_waits > 0 AND status IN ('pending', 'retrying');
+  CREATE TABLE gates (
+    scope text PRIMARY KEY,
+    max_load double precision,
+    min_free_memory bigint,
+    on_ac boolean NOT NULL DEFAULT false
+  );
 `;

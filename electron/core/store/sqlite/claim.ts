@@ -14,6 +14,8 @@
  *    global room.
  * Reading per group keeps a full group from being scanned over and over: a blocked group costs
  * one index probe, however many tasks wait in it.
+ * Before 1. and within 2.: the machine gates as this worker judges them on its machine
+ *    (TickInput.gates): a closed queue gate claims nothing, a closed group gate gives no room;
  * 4. with named resources defined: each candidate's resources, all or nothing, against what
  *    running tasks hold and what long-waiting tasks hold back (policy/resource-ledger.ts).
  */
@@ -25,7 +27,8 @@ import { claimGroupOf, type ClaimGroupRow } from '../group-row.ts';
 import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';
 import { RESERVE_AFTER_PASSES } from '../../policy/resource-ledger.ts';
 import { decodeUses, heldOf } from '../resource-row.ts';
-import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
+import { gateConfig, type GateRow } from '../gate-row.ts';
+import type { ClaimedTask, TickInput, WorkerIdentity } from '../task-store.ts';
 import { sqlList } from './sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
 
@@ -65,6 +68,7 @@ export class ClaimStatements {
   readonly holding: Statement<[], { uses: string | null }>;
   readonly reservers: Statement<[number, number], Candidate>;
   readonly passedOver: Statement<[string]>;
+  readonly gates: Statement<[], GateRow>;
 
   constructor(db: Database) {
     this.settings = db.prepare('SELECT global_concurrency, paused FROM settings WHERE id = 1');
@@ -118,6 +122,7 @@ export class ClaimStatements {
            AND reserved_for IS NULL AND ${ofKinds} ORDER BY run_at LIMIT 1)) AS at FROM p`,
     );
     this.resources = db.prepare('SELECT name, capacity FROM resources');
+    this.gates = db.prepare('SELECT * FROM gates');
     this.holding = db.prepare(
       `SELECT uses FROM tasks INDEXED BY tasks_using
        WHERE uses IS NOT NULL AND status IN ('pending', 'running', 'retrying') AND status = 'running'`,
@@ -153,6 +158,7 @@ export function claimReady(
   claimMax: number,
   reservedOnly = false,
   kinds?: readonly string[],
+  judgeGates?: TickInput['gates'],
 ): ClaimResult {
   // A task of a kind this worker has no handler for is left for a worker that has one.
   const kindList = kinds === undefined ? null : JSON.stringify(kinds);
@@ -170,6 +176,9 @@ export function claimReady(
     runningByGroup.set(r.group_name, r.n);
     runningTotal += r.n;
   }
+  // Asked also with no gate, so the judge forgets one that was removed.
+  const verdict = judgeGates ? judgeGates(s.gates.all().map(gateConfig)) : null;
+  if (verdict?.queueClosed) return { claimed: [], nextWakeAt: null };
   const defined = s.resources.all();
   const plan = new ClaimPlan({
     globalConcurrency: settings.global_concurrency,
@@ -178,6 +187,7 @@ export function claimReady(
     claimMax,
     now,
     queueNow: now,
+    ...(verdict && { closedGroups: verdict.closedGroups }),
     // Without a resource, nothing is read for them: a task naming one simply waits.
     ...(defined.length > 0 && {
       resources: {

@@ -9,6 +9,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import {
   FINISHED_STATUSES,
   emptyCounts,
+  type GateConfig,
   type GroupInfo,
   type Metrics,
   type QueueSettings,
@@ -61,9 +62,17 @@ export class Reads {
   private readonly finishedSince: Statement<[number], FinishedRow>;
 
   private readonly resources: () => ResourceInfo[];
+  private readonly gates: () => GateConfig[];
 
-  constructor(db: Database, intake: Intake, settings: () => QueueSettings, resources: () => ResourceInfo[]) {
+  constructor(
+    db: Database,
+    intake: Intake,
+    settings: () => QueueSettings,
+    resources: () => ResourceInfo[],
+    gates: () => GateConfig[],
+  ) {
     this.resources = resources;
+    this.gates = gates;
     this.db = db;
     this.intake = intake;
     this.settings = settings;
@@ -206,6 +215,7 @@ export class Reads {
       settings: this.settings(),
       groups: [...byGroup.values()],
       resources: this.resources(),
+      gates: this.gates(),
       recentFailures: recentFailures > 0 ? this.recentFailures.all(recentFailures).map(toTask) : [],
     };
   }

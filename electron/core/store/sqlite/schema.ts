@@ -184,7 +184,7 @@ export const SCHEMA_V2 = `
  * Version 3: adaptive groups (../adaptive-row.ts): what a group learned under its caps, and the
  * history of its effective limits (at most ADAPTIVE_HISTORY points a group). Named resources
  * (../resource-row.ts): their capacities, what each task uses, and how many claims passed a
- * waiting task over for one (the anti-starvation rule, policy/resource-ledger.ts).
+ * waiting task over for one (the anti-starvation rule, policy/resource-ledger.ts). Machine gates.
  */
 export const SCHEMA_V3 = `
   ALTER TABLE groups ADD COLUMN adaptive INTEGER NOT NULL DEFAULT 0 CHECK (adaptive IN (0, 1));
@@ -217,4 +217,12 @@ export const SCHEMA_V3 = `
   -- Waiting tasks passed over for a resource; a claim reads those that reserve capacity.
   CREATE INDEX tasks_resource_waits ON tasks (resource_waits)
     WHERE resource_waits > 0 AND status IN ('pending', 'retrying');
+
+  -- Machine gates (../gate-row.ts): scope '' holds the whole queue, else one group.
+  CREATE TABLE gates (
+    scope TEXT PRIMARY KEY,
+    max_load REAL,
+    min_free_memory INTEGER,
+    on_ac INTEGER NOT NULL DEFAULT 0 CHECK (on_ac IN (0, 1))
+  ) WITHOUT ROWID;
 `;

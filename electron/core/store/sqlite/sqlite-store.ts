@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import type {
   EnqueueResult,
+  GateConfig,
   GroupInfo,
   Metrics,
   QueueSettings,
@@ -15,7 +16,13 @@ import type {
   TaskPage,
   TaskWithHistory,
 } from '../../../../shared/domain.ts';
-import type { GroupUpdate, ListQuery, RetryFilter, SettingsUpdate } from '../../../../shared/schemas.ts';
+import type {
+  GateUpdate,
+  GroupUpdate,
+  ListQuery,
+  RetryFilter,
+  SettingsUpdate,
+} from '../../../../shared/schemas.ts';
 import type {
   LeaseHolder,
   NewTask,
@@ -33,6 +40,7 @@ import { Leases } from './leases.ts';
 import { openDatabase, type OpenOptions } from './open.ts';
 import { QueueSettingsStore } from './queue-settings.ts';
 import { Reads } from './reads.ts';
+import { GateStore } from './gates.ts';
 import { ResourceStore } from './resources.ts';
 import { SqliteScheduleStore } from './schedule-store.ts';
 import { TaskActions } from './task-actions.ts';
@@ -57,6 +65,7 @@ export class SqliteTaskStore implements SyncTaskStore {
   private readonly queue: QueueSettingsStore;
   private readonly reads: Reads;
   private readonly resources: ResourceStore;
+  private readonly gates: GateStore;
   private readonly dataVersionStmt: Database.Statement;
 
   constructor(file: string, options: StoreOptions = {}) {
@@ -73,11 +82,13 @@ export class SqliteTaskStore implements SyncTaskStore {
     this.actions = new TaskActions(this.db, this.commits);
     this.queue = new QueueSettingsStore(this.db, this.commits);
     this.resources = new ResourceStore(this.db, this.commits);
+    this.gates = new GateStore(this.db, this.commits);
     this.reads = new Reads(
       this.db,
       intake,
       () => this.queue.settings(),
       () => this.resources.list(),
+      () => this.gates.list(),
     );
     this.dataVersionStmt = this.db.prepare('PRAGMA data_version').pluck();
     this.schedules = new SqliteScheduleStore(this.db, this.commits, (tasks, now) => this.enqueue(tasks, now));
@@ -164,6 +175,14 @@ export class SqliteTaskStore implements SyncTaskStore {
 
   removeResource(name: string): boolean {
     return this.resources.remove(name);
+  }
+
+  setGate(group: string | null, update: GateUpdate): GateConfig {
+    return this.gates.set(group, update);
+  }
+
+  removeGate(group: string | null): boolean {
+    return this.gates.remove(group);
   }
 
   getTask(id: number): TaskWithHistory | null {
