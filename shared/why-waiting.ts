@@ -17,6 +17,7 @@ export const WAIT_CODES = [
   'reserved',
   'queue-paused',
   'group-paused',
+  'gate',
   'cooling-down',
   'backoff',
   'delayed',
@@ -46,6 +47,11 @@ export interface WaitContext {
   now: number;
   /** the kinds a worker here has, when the face knows them (the CLI does); absent: not judged */
   kinds?: readonly string[];
+  /**
+   * the machine gates closed on this machine now, with their readings (judged by the face that
+   * knows the machine: electron/core/machine/gate-view.ts); absent: not judged
+   */
+  closedGates?: readonly { group: string | null; reason: string }[];
   /** the `semaforo run` asking about its own task: its reservation is no reason to wait */
   holder?: string;
 }
@@ -70,6 +76,14 @@ export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
       code: 'group-paused',
       message: `group ${task.group} is paused (semaforo resume ${task.group})`,
       short: 'group paused',
+    };
+  const gate =
+    ctx.closedGates?.find((g) => g.group === null) ?? ctx.closedGates?.find((g) => g.group === task.group);
+  if (gate)
+    return {
+      code: 'gate',
+      message: `waiting: ${gate.reason} (${gate.group === null ? 'the queue' : `group ${gate.group}`}'s machine gate, on this machine)`,
+      short: `gate: ${gate.reason}`,
     };
   if (group?.blockedUntil != null && group.blockedUntil > now) {
     const said = task.retryAfterCount > 0 && task.error ? `; last said: ${firstLine(task.error)}` : '';

@@ -1,4 +1,5 @@
 /** Commands that put tasks in and read them out: enqueue, list, show, stats, kinds. */
+import { closedGates } from '../../core/machine/gate-view.ts';
 import { Command, Option } from 'commander';
 import { TASK_STATUSES, type Task, type TaskStatus } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
@@ -191,7 +192,7 @@ export function listCommand(ctx: CliContext): Command {
       const stats = waits ? await engine.stats(0) : null;
       const listed = page.tasks.map((t) => ({
         ...t,
-        waiting: stats ? whyWaiting(t, { stats, now }) : null,
+        waiting: stats ? whyWaiting(t, { stats, now, closedGates: closedGates(stats.gates) }) : null,
       }));
       ctx.print(cmd, listed, () => {
         const shown = page.tasks.length;
@@ -214,8 +215,14 @@ export function showCommand(ctx: CliContext): Command {
     const now = Date.now();
     const waits = task.status === 'pending' || task.status === 'retrying';
     // A worker claims only the kinds it has: a kind no worker like this one has is a reason too.
-    const why = waits
-      ? whyWaiting(task, { stats: await engine.stats(0), now, kinds: engine.registry.kinds() })
+    const stats = waits ? await engine.stats(0) : null;
+    const why = stats
+      ? whyWaiting(task, {
+          stats,
+          now,
+          kinds: engine.registry.kinds(),
+          closedGates: closedGates(stats.gates),
+        })
       : null;
     const line =
       why === null
