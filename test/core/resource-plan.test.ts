@@ -79,7 +79,8 @@ describe('named resources in the claim', () => {
     const l = new ResourceLedger(caps({ cpu: 2 }), caps({}));
     expect(l.reserve(u('cpu:3'), 99)).toBe(false);
     expect(l.reserve(u('gpu'), 99)).toBe(false);
-    expect(l.fits(u('cpu:2'))).toBe(true);
+    expect(l.short(u('cpu:2'))).toEqual([]);
+    expect(l.short(u('cpu:3,gpu'))).toEqual(['cpu', 'gpu']);
   });
 
   it('reads more candidates per group only when resources exist', () => {

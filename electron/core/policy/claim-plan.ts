@@ -146,7 +146,7 @@ export class ClaimPlan {
     this.reservers.push(...tasks);
   }
 
-  /** The candidates the last `choose` skipped because a resource they name was short. */
+  /** The candidates the last `choose` turned away first for a resource that was short. */
   get passedOver(): readonly number[] {
     return this.skipped;
   }
@@ -173,6 +173,8 @@ export class ClaimPlan {
       : new ResourceLedger(new Map(), new Map());
     const left = new Map(this.left);
     const chosen: ClaimCandidate[] = [];
+    /** the resources that turned a task away in this claim */
+    const heads = new Set<string>();
     this.skipped = [];
     for (const c of order) {
       if (chosen.length >= this.room) break;
@@ -184,8 +186,11 @@ export class ClaimPlan {
       const n = left.get(c.group_name) ?? 0;
       if (n <= 0) continue;
       if (uses.length > 0) {
-        if (!ledger.fits(uses)) {
-          this.skipped.push(c.id);
+        const short = ledger.short(uses);
+        if (short.length > 0) {
+          // Counted as passed over only at the head of a line (resource-ledger.ts).
+          if (short.some((r) => !heads.has(r))) this.skipped.push(c.id);
+          for (const r of short) heads.add(r);
           ledger.reserve(uses, c.resource_waits ?? 0);
           continue;
         }

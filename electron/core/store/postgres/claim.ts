@@ -22,7 +22,7 @@ import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
 import { claimGroupOf } from '../group-row.ts';
 import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';
-import { RESERVE_AFTER_PASSES } from '../../policy/resource-ledger.ts';
+import { RESERVE_AFTER_PASSES, RESERVERS_READ } from '../../policy/resource-ledger.ts';
 import { decodeUses, heldOf } from '../resource-row.ts';
 import { gateConfig, type GateRow } from '../gate-row.ts';
 import type { ClaimedTask, TickInput, WorkerIdentity } from '../task-store.ts';
@@ -65,7 +65,8 @@ const HOLDING = `SELECT uses FROM tasks
   WHERE uses IS NOT NULL AND status IN ('pending', 'running', 'retrying') AND status = 'running'`;
 // Ready tasks passed over often enough to hold capacity back (the partial index tasks_resource_waits).
 const RESERVERS = `SELECT ${COLS} FROM tasks
-  WHERE resource_waits > 0 AND status IN ('pending', 'retrying') AND resource_waits >= $1 AND run_at <= $2`;
+  WHERE resource_waits > 0 AND status IN ('pending', 'retrying') AND resource_waits >= $1 AND run_at <= $2
+  ORDER BY priority, run_at, id LIMIT ${RESERVERS_READ}`;
 
 const OF_KINDS = '($3::text[] IS NULL OR kind = ANY($3::text[]))';
 const CANDIDATES = `SELECT ${COLS} FROM tasks

@@ -25,7 +25,7 @@ import { LIMITS } from '../../../../shared/schemas.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
 import { claimGroupOf, type ClaimGroupRow } from '../group-row.ts';
 import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';
-import { RESERVE_AFTER_PASSES } from '../../policy/resource-ledger.ts';
+import { RESERVE_AFTER_PASSES, RESERVERS_READ } from '../../policy/resource-ledger.ts';
 import { decodeUses, heldOf } from '../resource-row.ts';
 import { gateConfig, type GateRow } from '../gate-row.ts';
 import type { ClaimedTask, TickInput, WorkerIdentity } from '../task-store.ts';
@@ -129,7 +129,8 @@ export class ClaimStatements {
     );
     this.reservers = db.prepare(
       `SELECT ${COLS} FROM tasks INDEXED BY tasks_resource_waits
-       WHERE resource_waits > 0 AND status IN ('pending', 'retrying') AND resource_waits >= ? AND run_at <= ?`,
+       WHERE resource_waits > 0 AND status IN ('pending', 'retrying') AND resource_waits >= ? AND run_at <= ?
+       ORDER BY priority, run_at, id LIMIT ${RESERVERS_READ}`,
     );
     this.passedOver = db.prepare(
       'UPDATE tasks SET resource_waits = resource_waits + 1 WHERE id IN (SELECT value FROM json_each(?))',
