@@ -65,7 +65,50 @@ export interface Task {
   reservedFor: string | null;
   /** The schedule that enqueued it, or null. */
   scheduleId: number | null;
+  /** Named resources it holds while it runs, by name; empty: none. */
+  uses: ResourceUse[];
 }
+
+/** A share of a named resource a task holds while it runs. */
+export interface ResourceUse {
+  resource: string;
+  /** how much of the capacity (1 unless given: `cpu:2`) */
+  weight: number;
+}
+
+/** A named resource (`semaforo resource set main-db --capacity 1`) and who holds and wants it. */
+export interface ResourceInfo {
+  name: string;
+  capacity: number;
+  /** the weight running tasks hold */
+  held: number;
+  holders: { taskId: number; weight: number }[];
+  /** waiting tasks that name it, in claim order (the first RESOURCE_WAITERS_SHOWN) */
+  waiters: { taskId: number; weight: number }[];
+  /** how many waiting tasks name it in all */
+  waiting: number;
+  /** waiting tasks passed over often enough that capacity is held back for them (claim-plan) */
+  reservedFor: number[];
+}
+
+/**
+ * A machine gate: no new start (in the whole queue, or one group) while the machine the
+ * dispatcher runs on is too loaded, short of memory or on battery. Judged by each dispatcher on
+ * its own machine (electron/core/policy/gate-policy.ts).
+ */
+export interface GateConfig {
+  /** the group it holds; null: every group */
+  group: string | null;
+  /** the 1-minute load average per core above which it closes; null: not judged */
+  maxLoad: number | null;
+  /** available memory in bytes below which it closes; null: not judged */
+  minFreeMemory: number | null;
+  /** closed while the machine runs on battery */
+  onAc: boolean;
+}
+
+/** How many waiters of a resource `stats` lists. */
+export const RESOURCE_WAITERS_SHOWN = 20;
 
 /** How an attempt ended, or what an operator did. */
 export type HistoryOutcome =
@@ -198,6 +241,8 @@ export interface Stats {
   counts: StatusCounts;
   settings: QueueSettings;
   groups: GroupInfo[];
+  resources: ResourceInfo[];
+  gates: GateConfig[];
   recentFailures: Task[];
 }
 
@@ -260,6 +305,8 @@ export interface TaskTemplate {
   maxAttempts: number;
   timeout: number | null;
   payload: JsonValue;
+  /** named resources each run holds (absent: none) */
+  uses?: ResourceUse[];
 }
 
 /** A recurring schedule: a cron expression (in a zone) or an interval, enqueuing a task template. */

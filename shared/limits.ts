@@ -20,6 +20,10 @@ export const LIMITS = {
   groupConcurrency: { min: 1, max: 10_000 },
   rate: { minLimit: 1, maxLimit: 1_000_000, minPeriodMs: 1, maxPeriodMs: 24 * 3600_000 },
   retentionDays: { min: 0, max: 36_500, default: 30 },
+  /** a named resource's capacity, and a task's weight on one */
+  resourceCapacity: { min: 1, max: 1_000_000 },
+  /** resources one task may name */
+  usesPerTask: 16,
 } as const;
 
 /** What the task list can be sorted by. */

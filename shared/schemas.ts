@@ -3,13 +3,21 @@
  * engine's own API) validates with these, so the same bad input gets the same message everywhere.
  */
 import { z } from 'zod';
-import { DURABILITIES, MISSED_POLICIES, OVERLAP_POLICIES, TASK_STATUSES, type JsonValue } from './domain.ts';
+import {
+  DURABILITIES,
+  MISSED_POLICIES,
+  OVERLAP_POLICIES,
+  TASK_STATUSES,
+  type JsonValue,
+  type ResourceUse,
+} from './domain.ts';
 import { cronProblem, isTimeZone } from './schedule-times.ts';
 import { ValidationError, formatPath } from './errors.ts';
 import { checkJson } from './json.ts';
 import { durationProblem, formatDuration, parseDuration } from './durations.ts';
 import { LIMITS, NAME_RE, SORT_FIELDS, wellFormed } from './limits.ts';
 import { scheduleAlarmsSchema } from './schedule-alarms-schema.ts';
+import { parseUsesText, RESOURCE_NAME_RE, RESOURCE_NAME_RULE, sortedUses, usesProblem } from './resources.ts';
 
 export { LIMITS, NAME_RE, SORT_FIELDS, wellFormed };
 
@@ -136,6 +144,57 @@ function folded<T extends Record<string, unknown>>(s: T) {
   };
 }
 
+/** A named resource's name (`main-db`): no `:` or `,`, which `--uses cpu:2,nas` separates with. */
+export const resourceNameSchema = z
+  .string({ error: 'must be a string' })
+  .regex(RESOURCE_NAME_RE, { error: RESOURCE_NAME_RULE });
+
+export const resourceCapacitySchema = intIn(LIMITS.resourceCapacity.min, LIMITS.resourceCapacity.max);
+
+/**
+ * What a task uses while it runs: the text `--uses` takes (`"cpu:2,nas"`), or the task's own
+ * JSON shape (`[{"resource":"cpu","weight":2}]`, weight 1 if left out). Sorted by name.
+ */
+const usesSchema = z.unknown().transform((v, ctx): ResourceUse[] => {
+  const fail = (message: string) => {
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  };
+  if (typeof v === 'string') {
+    const uses = parseUsesText(v);
+    return Array.isArray(uses) ? uses : fail(uses.problem);
+  }
+  if (!Array.isArray(v)) return fail('must be text such as "cpu:2,nas" or a list of {resource, weight}');
+  const uses: ResourceUse[] = [];
+  for (const item of v as unknown[]) {
+    const { resource, weight = 1 } = (typeof item === 'object' && item !== null ? item : {}) as {
+      resource?: unknown;
+      weight?: unknown;
+    };
+    if (typeof resource !== 'string' || typeof weight !== 'number')
+      return fail('each item must be {"resource": NAME, "weight": N} (weight 1 if left out)');
+    uses.push({ resource, weight });
+  }
+  const problem = usesProblem(uses);
+  return problem === null ? sortedUses(uses) : fail(problem);
+});
+
+/** A change to a machine gate; omitted fields stay as they are, null stops judging a reading. */
+export const gateUpdateSchema = z.strictObject({
+  maxLoad: z
+    .union([
+      z
+        .number({ error: 'must be a load per core from 0.01 to 1000' })
+        .min(0.01, { error: 'must be a load per core from 0.01 to 1000' })
+        .max(1000, { error: 'must be a load per core from 0.01 to 1000' }),
+      z.null(),
+    ])
+    .optional(),
+  minFreeMemory: z.union([intIn(1, Number.MAX_SAFE_INTEGER), z.null()]).optional(),
+  onAc: z.boolean({ error: 'must be true or false' }).optional(),
+});
+export type GateUpdate = z.infer<typeof gateUpdateSchema>;
+
 /** The fields a task spec and a schedule's task template share, in the spec's order. */
 const commonTaskFields = {
   kind: kindSchema,
@@ -144,6 +203,7 @@ const commonTaskFields = {
   priority: prioritySchema.optional(),
   maxAttempts: maxAttemptsSchema.optional(),
   ...timeoutFields,
+  uses: usesSchema.optional(),
 };
 
 export const taskSpecSchema = z

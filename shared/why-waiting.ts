@@ -9,6 +9,7 @@
  * a worker that has its kind claims it.
  */
 import type { Stats, Task } from './domain.ts';
+import { resourceShort } from './resource-wait.ts';
 import { learnedOf, learnedText } from './adaptive-view.ts';
 import { formatDuration, formatRate } from './durations.ts';
 
@@ -16,6 +17,7 @@ export const WAIT_CODES = [
   'reserved',
   'queue-paused',
   'group-paused',
+  'gate',
   'cooling-down',
   'backoff',
   'delayed',
@@ -23,6 +25,7 @@ export const WAIT_CODES = [
   'group-full',
   'adaptive-lowered',
   'rate-window',
+  'resource',
   'no-worker',
   'ready',
 ] as const;
@@ -39,10 +42,16 @@ export interface WaitReason {
 }
 
 export interface WaitContext {
-  stats: Pick<Stats, 'counts' | 'settings' | 'groups'>;
+  /** `resources` absent: named resources are not judged (a face that did not read them) */
+  stats: Pick<Stats, 'counts' | 'settings' | 'groups'> & Partial<Pick<Stats, 'resources'>>;
   now: number;
   /** the kinds a worker here has, when the face knows them (the CLI does); absent: not judged */
   kinds?: readonly string[];
+  /**
+   * the machine gates closed on this machine now, with their readings (judged by the face that
+   * knows the machine: electron/core/machine/gate-view.ts); absent: not judged
+   */
+  closedGates?: readonly { group: string | null; reason: string }[];
   /** the `semaforo run` asking about its own task: its reservation is no reason to wait */
   holder?: string;
 }
@@ -67,6 +76,14 @@ export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
       code: 'group-paused',
       message: `group ${task.group} is paused (semaforo resume ${task.group})`,
       short: 'group paused',
+    };
+  const gate =
+    ctx.closedGates?.find((g) => g.group === null) ?? ctx.closedGates?.find((g) => g.group === task.group);
+  if (gate)
+    return {
+      code: 'gate',
+      message: `waiting: ${gate.reason} (${gate.group === null ? 'the queue' : `group ${gate.group}`}'s machine gate, on this machine)`,
+      short: `gate: ${gate.reason}`,
     };
   if (group?.blockedUntil != null && group.blockedUntil > now) {
     const said = task.retryAfterCount > 0 && task.error ? `; last said: ${firstLine(task.error)}` : '';
@@ -137,6 +154,8 @@ export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
       until: group.rateFreeAt!,
     };
   }
+  const short = stats.resources ? resourceShort(task, stats.resources) : null;
+  if (short) return short;
   if (ctx.kinds && !ctx.kinds.includes(task.kind))
     return {
       code: 'no-worker',

@@ -82,6 +82,17 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'per-group limits: concurrency and rate, fixed or learned from the vendor (adaptive)',
     load: async (ctx) => (await import('./commands/group.ts')).groupCommand(ctx),
   },
+  resource: {
+    term: 'resource',
+    summary: 'named resources (a database, the CPUs): what tasks of any group share, with a capacity',
+    load: async (ctx) => (await import('./commands/resource.ts')).resourceCommand(ctx),
+  },
+  gate: {
+    term: 'gate',
+    summary:
+      "machine gates: no new start while the worker's machine is loaded, short of memory or on battery",
+    load: async (ctx) => (await import('./commands/gate.ts')).gateCommand(ctx),
+  },
   settings: {
     term: 'settings [options]',
     summary: 'show or change the queue-wide settings',

@@ -2,6 +2,8 @@
  * Human output of the CLI: tables with status symbols and relative times. Machine output is
  * `--json` and never goes through here.
  */
+import { formatUses } from '../../shared/resources.ts';
+import { resourceTable } from './resource-format.ts';
 import type { HistoryEntry, Stats, Task, TaskStatus } from '../../shared/domain.ts';
 import { TASK_STATUSES } from '../../shared/domain.ts';
 import { formatDuration } from '../../shared/durations.ts';
@@ -98,6 +100,7 @@ export function taskDetail(t: Task & { history: HistoryEntry[] }, now: number): 
   ];
   if (t.timeout !== null) lines.push(`  timeout    ${formatDuration(t.timeout)}`);
   if (t.unique) lines.push(`  unique     ${t.unique}`);
+  if (t.uses.length > 0) lines.push(`  uses       ${formatUses(t.uses)}`);
   if (t.startedAt) lines.push(`  started    ${iso(t.startedAt)} (${relativeTime(t.startedAt, now)})`);
   if (t.finishedAt) lines.push(`  finished   ${iso(t.finishedAt)} (${relativeTime(t.finishedAt, now)})`);
   if (t.leaseOwner) lines.push(`  worker     ${t.leaseOwner}`);
@@ -150,6 +153,7 @@ export function statsText(s: Stats, now: number): string {
     '',
     groupTable(s.groups, now),
   ];
+  if (s.resources.length > 0) lines.push('', resourceTable(s.resources));
   if (s.recentFailures.length) {
     lines.push('', 'Recent failures:');
     for (const t of s.recentFailures)

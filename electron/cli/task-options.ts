@@ -22,6 +22,7 @@ export interface TaskOptions {
   payload?: string;
   cwd?: string;
   shell?: boolean;
+  uses?: string;
 }
 
 /** `timing: false` leaves out --delay/--at/--unique (a schedule's due times give those). */
@@ -32,7 +33,11 @@ export function addTaskOptions(cmd: Command, { kind = true, timing = true } = {}
     .option('-g, --group <group>', 'the group whose limits apply', 'default')
     .option('-p, --priority <0-9>', '0 runs first', '5')
     .option('--max-attempts <n>', 'attempts before the task fails for good')
-    .option('--timeout <dur>', 'abort an attempt after this long (500ms, 30s, 5m, 2h)');
+    .option('--timeout <dur>', 'abort an attempt after this long (500ms, 30s, 5m, 2h)')
+    .option(
+      '--uses <list>',
+      'named resources it holds while it runs: main-db, or cpu:2,nas (weight 1 if left out)',
+    );
   if (timing)
     cmd
       .addOption(new Option('--delay <dur>', 'start no sooner than this from now').conflicts('at'))
@@ -62,6 +67,7 @@ export const TASK_OPTION_NAMES: OptionNames = {
   delayMs: '--delay',
   runAt: '--at',
   unique: '--unique',
+  uses: '--uses',
   'payload.cwd': '--cwd',
 };
 
@@ -170,6 +176,8 @@ export function taskSpecFrom(opts: TaskOptions, command: readonly string[], forc
     spec.runAt = t;
   }
   put('unique', opts.unique);
+  // The text as typed: the spec's schema parses it, so --stdin, HTTP and IPC say the same.
+  put('uses', opts.uses);
   return spec;
 }
 

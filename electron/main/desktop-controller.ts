@@ -3,6 +3,7 @@
  * the tray and notifications should show, enqueues failure webhooks, and carries out tray
  * actions. The Electron side (main.ts) is a `DesktopHost` that only renders and reports.
  */
+import { closedGates } from '../core/machine/gate-view.ts';
 import type { QueueSettings, Stats } from '../../shared/domain.ts';
 import { whyWaiting } from '../../shared/why-waiting.ts';
 import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
@@ -105,7 +106,8 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
     const first = (
       await o.engine.listTasks({ status: ['pending', 'retrying'], sort: 'priority', order: 'asc', limit: 1 })
     ).tasks[0];
-    return first ? whyWaiting(first, { stats, now: now() }) : null;
+    // The tray's own worker runs here: the gates closed on this machine hold it.
+    return first ? whyWaiting(first, { stats, now: now(), closedGates: closedGates(stats.gates) }) : null;
   };
 
   const queue = describeQueue(

@@ -82,6 +82,14 @@ export function TaskFields(props: {
         >
           <input {...input('timeout', 'e.g. 30s, 5m, 2h; empty: none')} placeholder="none" />
         </Field>
+        <Field
+          id="task-uses"
+          label="Uses"
+          hint="named resources it holds while it runs, e.g. main-db, cpu:2; empty: none"
+          message={msg('uses')}
+        >
+          <input {...input('uses', 'e.g. main-db, cpu:2; empty: none')} placeholder="none" />
+        </Field>
         {delay && (
           <Field
             id="task-delay"

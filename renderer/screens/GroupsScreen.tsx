@@ -5,6 +5,7 @@ import { GroupEditor } from '../components/GroupEditor.tsx';
 import { LearnedLimit } from '../components/LearnedLimit.tsx';
 import { LoadingState } from '../components/LoadingState.tsx';
 import { PauseButton } from '../components/PauseButton.tsx';
+import { ResourcesPanel } from '../components/ResourcesPanel.tsx';
 import { formatCount } from '../state/format.ts';
 import { useStats } from '../state/stats.tsx';
 
@@ -59,6 +60,7 @@ export function GroupsScreen() {
         <span className="muted">limits hold across every process that opens this queue</span>
       </header>
       {body}
+      {stats.data && <ResourcesPanel resources={stats.data.resources} gates={stats.data.gates} />}
       <section className="panel" aria-labelledby="new-group-title">
         <h2 id="new-group-title">Add a group</h2>
         <GroupEditor group={null} onSaved={stats.reload} />

@@ -6,6 +6,7 @@
  * details of each kind are checked by the server's handler (its ApiError issues land on the same
  * fields by path).
  */
+import { formatUses } from '../../shared/resources.ts';
 import type { JsonValue, Task, TaskTemplate } from '../../shared/domain.ts';
 import { durationProblem, formatDuration, parseDuration } from '../../shared/durations.ts';
 import { ValidationError, type FieldIssue } from '../../shared/errors.ts';
@@ -26,6 +27,8 @@ export interface TaskForm {
   maxAttempts: string;
   timeout: string;
   delay: string;
+  /** named resources as `--uses` takes them: `main-db, cpu:2` */
+  uses: string;
   // shell
   command: string;
   /** one argument per line (so arguments may contain spaces) */
@@ -60,6 +63,7 @@ export const EMPTY_FORM: TaskForm = {
   maxAttempts: '',
   timeout: '',
   delay: '',
+  uses: '',
   command: '',
   args: '',
   cwd: '',
@@ -85,6 +89,7 @@ export const FIELD_PATHS: Record<FieldName, string> = {
   maxAttempts: 'maxAttempts',
   timeout: 'timeout',
   delay: 'delay',
+  uses: 'uses',
   command: 'payload.command',
   args: 'payload.args',
   cwd: 'payload.cwd',
@@ -106,7 +111,7 @@ export function hasOwnFields(kind: string): boolean {
 
 /** The fields shown for `kind` (issues for hidden fields go to the summary); a template has no delay. */
 export function visibleFields(kind: string, options: { delay?: boolean } = {}): FieldName[] {
-  const common: FieldName[] = ['kind', 'name', 'group', 'priority', 'maxAttempts', 'timeout'];
+  const common: FieldName[] = ['kind', 'name', 'group', 'priority', 'maxAttempts', 'timeout', 'uses'];
   if (options.delay ?? true) common.push('delay');
   const own: Record<string, FieldName[]> = {
     shell: ['command', 'args', 'cwd'],
@@ -195,6 +200,8 @@ function commonFields(form: TaskForm, issues: FieldIssue[]): Record<string, unkn
   put('priority', numberish(form.priority));
   put('maxAttempts', numberish(form.maxAttempts));
   put('timeoutMs', durationField(form.timeout, 'timeout', issues));
+  // The text as typed: the shared schema parses it and names its problem.
+  if (form.uses.trim()) spec.uses = form.uses;
   return spec;
 }
 
@@ -295,6 +302,7 @@ export function formFromTemplate(template: TaskTemplate): TaskForm {
 function formFrom(
   task: Pick<Task, 'kind' | 'group' | 'priority' | 'maxAttempts' | 'timeout' | 'payload'> & {
     name: string | null;
+    uses?: Task['uses'];
   },
 ): TaskForm {
   const form: TaskForm = {
@@ -305,6 +313,7 @@ function formFrom(
     priority: String(task.priority),
     maxAttempts: String(task.maxAttempts),
     timeout: task.timeout === null ? '' : formatDuration(task.timeout),
+    uses: formatUses(task.uses ?? []),
   };
   const payload =
     task.payload && typeof task.payload === 'object' && !Array.isArray(task.payload)

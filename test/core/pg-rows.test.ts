@@ -49,6 +49,8 @@ const ROW = {
   reserved_host: null,
   schedule_id: 2,
   scheduled_for: 960,
+  uses: null,
+  resource_waits: 0,
 };
 
 describe('PostgreSQL rows', () => {
@@ -78,6 +80,7 @@ describe('PostgreSQL rows', () => {
       result: null,
       reservedFor: null,
       scheduleId: 2,
+      uses: [],
     });
   });
 

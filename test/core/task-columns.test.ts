@@ -43,6 +43,7 @@ const TASK_PROPERTIES: Record<keyof Task, true> = {
   retryAfterCount: true,
   reservedFor: true,
   scheduleId: true,
+  uses: true,
 };
 
 /** A task with every field set, none to its default. */

@@ -31,6 +31,7 @@ function task(over: Partial<Task> = {}): Task {
     retryAfterCount: 0,
     reservedFor: null,
     scheduleId: null,
+    uses: [],
     ...over,
   };
 }

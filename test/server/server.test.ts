@@ -55,6 +55,17 @@ describe('semaforo serve: the JSON API', () => {
       backend: 'sqlite',
       location: path.join(dir, 'queue.db'),
     });
+    // A task's named resources, in either spelling; a bad one refused naming the field.
+    const used = await call('enqueue', { kind: 'sleep', uses: 'nas,cpu:2', payload: { ms: 0 } });
+    expect(JSON.parse(used.body).value.task.uses).toEqual([
+      { resource: 'cpu', weight: 2 },
+      { resource: 'nas', weight: 1 },
+    ]);
+    const badUse = await call('enqueue', { kind: 'sleep', uses: [{ resource: 'cpu', weight: 0 }] });
+    expect(badUse.status).toBe(400);
+    expect(JSON.parse(badUse.body).error.issues).toEqual([
+      { path: 'uses', message: expect.stringMatching(/weight of cpu must be a whole number/) },
+    ]);
     const missing = await call('getTask', { id: 99 });
     expect(missing.status).toBe(404);
     expect((await call('noSuchRequest')).status).toBe(404);

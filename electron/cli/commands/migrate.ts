@@ -14,6 +14,8 @@ const LABELS: Record<keyof CopyReport['copied'], string> = {
   groups: 'groups',
   group_starts: 'rate-window starts',
   group_limits: 'learned limits',
+  resources: 'resources',
+  gates: 'machine gates',
   schedules: 'schedules',
   settings: 'settings',
 };

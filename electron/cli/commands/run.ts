@@ -3,6 +3,7 @@
  * through (every limit, across every process on the file), then runs HERE with the caller's
  * terminal, its outcome is recorded in the queue, and its exit code becomes ours.
  */
+import { closedGates } from '../../core/machine/gate-view.ts';
 import os from 'node:os';
 import { Command } from 'commander';
 import { FINISHED_STATUSES, type Task } from '../../../shared/domain.ts';
@@ -134,8 +135,10 @@ function finished(engine: Engine, id: number): Promise<Task> {
 }
 
 async function waitingWhy(engine: Engine, t: Task): Promise<string> {
+  const stats = await engine.stats(0);
   const why = whyWaiting(t, {
-    stats: await engine.stats(0),
+    stats,
+    closedGates: closedGates(stats.gates),
     now: Date.now(),
     holder: t.reservedFor ?? undefined,
   });

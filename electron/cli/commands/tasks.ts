@@ -1,4 +1,5 @@
 /** Commands that read tasks out: list, show, stats, kinds (enqueue.ts puts them in). */
+import { closedGates } from '../../core/machine/gate-view.ts';
 import { Command, Option } from 'commander';
 import { TASK_STATUSES, type TaskStatus } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
@@ -80,7 +81,7 @@ export function listCommand(ctx: CliContext): Command {
       const stats = waits ? await engine.stats(0) : null;
       const listed = page.tasks.map((t) => ({
         ...t,
-        waiting: stats ? whyWaiting(t, { stats, now }) : null,
+        waiting: stats ? whyWaiting(t, { stats, now, closedGates: closedGates(stats.gates) }) : null,
       }));
       ctx.print(cmd, listed, () => {
         const shown = page.tasks.length;
@@ -103,8 +104,14 @@ export function showCommand(ctx: CliContext): Command {
     const now = Date.now();
     const waits = task.status === 'pending' || task.status === 'retrying';
     // A worker claims only the kinds it has: a kind no worker like this one has is a reason too.
-    const why = waits
-      ? whyWaiting(task, { stats: await engine.stats(0), now, kinds: engine.registry.kinds() })
+    const stats = waits ? await engine.stats(0) : null;
+    const why = stats
+      ? whyWaiting(task, {
+          stats,
+          now,
+          kinds: engine.registry.kinds(),
+          closedGates: closedGates(stats.gates),
+        })
       : null;
     const line =
       why === null
@@ -125,7 +132,13 @@ export function statsCommand(ctx: CliContext): Command {
     const s = await engine.stats(intOption('--failures', opts.failures));
     ctx.print(
       cmd,
-      { counts: s.counts, settings: s.settings, groups: s.groups, recentFailures: s.recentFailures },
+      {
+        counts: s.counts,
+        settings: s.settings,
+        groups: s.groups,
+        resources: s.resources,
+        recentFailures: s.recentFailures,
+      },
       () => statsText(s, Date.now()),
     );
   });

@@ -39,6 +39,8 @@ import {
 import { TickLoop } from './tick-loop.ts';
 import { WriteFailures } from './write-failures.ts';
 import type { DispatcherOptions } from './options.ts';
+import { GATE_SAMPLE_MS, GateWatch } from './gate-watch.ts';
+import { readMachine } from '../machine/readings.ts';
 
 export type { DispatcherOptions };
 
@@ -67,9 +69,11 @@ export class Dispatcher {
   private readonly progress: ProgressWriter;
   private readonly output: OutputWriter;
   private idleWaiters: (() => void)[] = [];
+  private readonly gates: GateWatch;
 
   constructor(options: DispatcherOptions) {
     this.kinds = options.registry.kinds();
+    this.gates = new GateWatch(options.readMachine ?? (() => readMachine()), (m) => options.logger.warn(m));
     this.o = options;
     this.c = options.config;
     const mono = options.monotonic ?? systemMonotonic;
@@ -266,6 +270,7 @@ export class Dispatcher {
         claimMax,
         reservedOnly: this.c.reservedOnly,
         kinds: this.kinds,
+        gates: (g) => this.gates.judge(g),
         deferSync: this.groupCommit !== null,
       });
     } catch (err) {
@@ -297,7 +302,10 @@ export class Dispatcher {
     } else if (ended.length > 0) this.o.onChange(ended);
     for (const c of out.claimed) this.startTask(c);
     if (out.claimed.length > 0) this.o.onChange(out.claimed.map((c) => c.task.id));
-    if (out.nextWakeAt !== null) this.scheduleWake(out.nextWakeAt);
+    // A closed gate opens with no event: read the machine again soon.
+    const gateAt = this.gates.anyClosed ? this.o.clock.now() + GATE_SAMPLE_MS : Infinity;
+    const wakeAt = Math.min(out.nextWakeAt ?? Infinity, gateAt);
+    if (wakeAt !== Infinity) this.scheduleWake(wakeAt);
     // A full batch means more may be ready right now.
     if (claimMax > 0 && out.claimed.length === claimMax) this.wake();
     this.notifyIdle();

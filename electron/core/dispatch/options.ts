@@ -3,6 +3,7 @@ import type { Clock, MonotonicClock } from '../clock.ts';
 import type { DispatchConfig } from '../engine/config.ts';
 import type { HandlerRegistry } from '../handlers/registry.ts';
 import type { Logger } from '../logger.ts';
+import type { MachineReading } from '../machine/readings.ts';
 import type { LeaseHolder, TaskStore, WorkerIdentity } from '../store/task-store.ts';
 
 export interface DispatcherOptions {
@@ -24,6 +25,8 @@ export interface DispatcherOptions {
   isOwnerDead: (owner: { id: string; pid: number | null; host: string | null }) => boolean;
   /** whether a lease owner's process still runs on this machine (default: by its pid) */
   isOwnerRunning?: (owner: LeaseHolder) => boolean;
+  /** this machine's readings for the machine gates (default: /proc and /sys) */
+  readMachine?: () => MachineReading;
   /** one line for a failed store call, naming the queue and the condition (default `String(err)`) */
   describeError?: (err: unknown) => string;
 }

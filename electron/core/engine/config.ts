@@ -3,6 +3,7 @@
  * (`EngineOptions`); `resolveConfig` fills in the rest once and rejects a value out of range with
  * one line naming the option, before anything is opened.
  */
+import type { MachineReading } from '../machine/readings.ts';
 import type { Clock, MonotonicClock } from '../clock.ts';
 import type { Handler } from '../handlers/registry.ts';
 import type { Logger } from '../logger.ts';
@@ -25,6 +26,8 @@ export interface EngineOptions {
   monotonic?: MonotonicClock;
   /** @defaultValue silent */
   logger?: Logger;
+  /** this machine's readings for the machine gates; @defaultValue /proc and /sys (tests give fakes) */
+  readMachine?: () => MachineReading;
   /** extra kinds besides the built-in ones (electron/core/handlers/builtin.ts) */
   handlers?: Handler<unknown>[];
   /** kinds loaded from the user's handler folder; listed with source 'user' */
@@ -92,7 +95,8 @@ export interface EngineOptions {
   groupCommit?: boolean;
 }
 
-type Resolved = 'file' | 'store' | 'sqlite' | 'existingOnly' | 'handlers' | 'userHandlers' | 'monotonic';
+type Resolved =
+  'file' | 'store' | 'sqlite' | 'existingOnly' | 'handlers' | 'userHandlers' | 'monotonic' | 'readMachine';
 
 /** EngineOptions with every default filled in. */
 export type EngineConfig = Required<Omit<EngineOptions, Resolved>> & Pick<EngineOptions, Resolved>;

@@ -110,6 +110,7 @@ export class Runner {
       onExternalChange: () => changes.add([], true),
       isOwnerDead: isOwnerProcessGone,
       describeError,
+      ...(config.readMachine && { readMachine: config.readMachine }),
     });
     this.dispatcher.start();
     if (config.fileCheckIntervalMs > 0)

@@ -75,6 +75,7 @@ export function createScheduleOperations(core: EngineCore): ScheduleOperations {
         maxAttempts: t.maxAttempts ?? LIMITS.maxAttempts.default,
         timeout: t.timeout ?? null,
         payload: (payload ?? {}) as JsonValue,
+        ...(t.uses && t.uses.length > 0 && { uses: t.uses }),
       },
       missed: s.missed ?? 'skip',
       overlap: s.overlap ?? 'allow',

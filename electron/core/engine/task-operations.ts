@@ -5,10 +5,12 @@
  */
 import type {
   EnqueueResult,
+  GateConfig,
   GroupInfo,
   HourSeries,
   Metrics,
   QueueSettings,
+  ResourceInfo,
   Stats,
   Task,
   TaskPage,
@@ -17,6 +19,7 @@ import type {
 import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
 import { LIMITS } from '../../../shared/limits.ts';
 import type {
+  GateUpdate,
   GroupUpdate,
   ListQuery,
   ParsedTaskSpec,
@@ -58,6 +61,16 @@ export interface TaskOperations {
   setPriority(id: number, priority: number): Promise<Task>;
   updateGroup(name: string, update: GroupUpdate): Promise<GroupInfo>;
   updateSettings(update: SettingsUpdate): Promise<QueueSettings>;
+  /** Creates a named resource or sets its capacity; the claims use it from their next tick. */
+  setResource(name: string, capacity: number): Promise<ResourceInfo>;
+  /** Rejects with a NotFoundError when there is no such resource. */
+  removeResource(name: string): Promise<void>;
+  /** Every resource with its holders and waiters. */
+  resources(): Promise<ResourceInfo[]>;
+  /** Creates or changes the machine gate of a group (null: the whole queue). */
+  setGate(group: string | null, update: GateUpdate): Promise<GateConfig>;
+  /** Rejects with a NotFoundError when there is no such gate. */
+  removeGate(group: string | null): Promise<void>;
   pause(group?: string): Promise<void>;
   resume(group?: string): Promise<void>;
   /** Deletes finished tasks that ended more than `olderThanMs` ago (default: the retention setting). */
@@ -79,6 +92,7 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
       timeout: s.timeout ?? null,
       unique: s.unique ?? null,
       reservedFor: core.reservedFor,
+      ...(s.uses && s.uses.length > 0 && { uses: s.uses }),
     };
   };
 
@@ -170,6 +184,17 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
     },
     updateGroup: (name, update) => limits(store.updateGroup(name, update)),
     updateSettings: (update) => limits(store.updateSettings(update)),
+    setResource: (name, capacity) => limits(store.setResource(name, capacity)),
+    async removeResource(name) {
+      if (!(await limits(store.removeResource(name))))
+        throw new NotFoundError(`resource "${name}" does not exist`);
+    },
+    resources: async () => (await store.stats(clock.now(), 0)).resources,
+    setGate: (group, update) => limits(store.setGate(group, update)),
+    async removeGate(group) {
+      if (!(await limits(store.removeGate(group))))
+        throw new NotFoundError(group === null ? 'the queue has no gate' : `group "${group}" has no gate`);
+    },
     async pause(group) {
       if (group === undefined) await ops.updateSettings({ paused: true });
       else await ops.updateGroup(group, { paused: true });

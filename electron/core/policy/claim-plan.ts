@@ -9,8 +9,10 @@
  *     if room > 0 and the group is rate-limited:     // the store reads its start log
  *       room = plan.rateRoom(group, used, oldest)
  *       (and plan.capRoom over plan.capWindowStart, where that is not null)
- *     if room > 0: plan.offer(group.name, room, candidates read with LIMIT room)
+ *     if room > 0: plan.offer(group.name, room, candidates read with LIMIT plan.readLimit(room))
+ *   plan.holdBack(tasks that waited for resources)   // only with resources (resource-ledger.ts)
  *   plan.choose()                                    // ids to take, in claim order
+ *   plan.passedOver                                  // ids skipped for a resource: count them
  *   plan.wakeAt                                      // when to tick again (host clock)
  *
  * Clocks: `now` is the host's, what tasks are stamped with and `run_at` is judged on; `queueNow`
@@ -18,8 +20,15 @@
  * database's, for a store several hosts share; equal to `now` otherwise). Times read from group
  * rows are on the queue clock; `wakeAt` is given on the host's.
  */
-import type { RateLimit } from '../../../shared/domain.ts';
+import type { RateLimit, ResourceUse } from '../../../shared/domain.ts';
 import { rateRoom } from './rate-limit.ts';
+import { ResourceLedger } from './resource-ledger.ts';
+
+/**
+ * With resources, a group's best candidates may be waiting for one while the next could start:
+ * this many more are read per group, so a blocked head does not stall its whole group.
+ */
+export const RESOURCE_LOOKAHEAD = 16;
 
 /** A group's limits as the claim reads them. */
 export interface ClaimGroup {
@@ -45,6 +54,10 @@ export interface ClaimCandidate {
   priority: number;
   run_at: number;
   group_name: string;
+  /** the named resources it needs (absent or empty: none) */
+  uses?: readonly ResourceUse[];
+  /** claims that passed it over for a resource so far */
+  resource_waits?: number;
 }
 
 export interface ClaimPlanInput {
@@ -56,6 +69,10 @@ export interface ClaimPlanInput {
   claimMax: number;
   now: number;
   queueNow: number;
+  /** groups a closed machine gate holds on this worker's machine (gate-policy.ts) */
+  closedGroups?: ReadonlySet<string>;
+  /** the queue's resources: capacity, and the weight running tasks hold; absent: none defined */
+  resources?: { capacity: ReadonlyMap<string, number>; held: ReadonlyMap<string, number> };
 }
 
 export class ClaimPlan {
@@ -64,6 +81,8 @@ export class ClaimPlan {
   private wake: number | null = null;
   private readonly left = new Map<string, number>();
   private readonly candidates: ClaimCandidate[] = [];
+  private readonly reservers: ClaimCandidate[] = [];
+  private skipped: number[] = [];
 
   private readonly input: ClaimPlanInput;
 
@@ -86,7 +105,7 @@ export class ClaimPlan {
 
   /** Room of a group before its rate limit: 0 when paused, cooling down or full. */
   groupRoom(g: ClaimGroup, running: number): number {
-    if (this.room <= 0 || g.paused) return 0;
+    if (this.room <= 0 || g.paused || this.input.closedGroups?.has(g.name)) return 0;
     if (g.blockedUntil !== null && g.blockedUntil > this.input.queueNow) {
       this.wakeNoLaterThan(this.toHost(g.blockedUntil));
       return 0;
@@ -142,6 +161,25 @@ export class ClaimPlan {
     for (const c of ready) this.candidates.push(c);
   }
 
+  /** How many candidates to read for a group with `room`. */
+  readLimit(room: number): number {
+    return this.input.resources ? room + RESOURCE_LOOKAHEAD : room;
+  }
+
+  /**
+   * Ready tasks (of any kind, whether or not this worker can run them) that have waited
+   * RESERVE_AFTER_PASSES claims for a resource: each holds back its needs from the candidates
+   * after it in claim order, if its group could start it now.
+   */
+  holdBack(tasks: readonly ClaimCandidate[]): void {
+    this.reservers.push(...tasks);
+  }
+
+  /** The candidates the last `choose` turned away first for a resource that was short. */
+  get passedOver(): readonly number[] {
+    return this.skipped;
+  }
+
   /** A group with room but only delayed tasks: tick when the first of them is due (host clock). */
   dueAt(at: number | null): void {
     if (at !== null && at > this.input.now) this.wakeNoLaterThan(at);
@@ -152,15 +190,41 @@ export class ClaimPlan {
    * to its room and all of them to the claim's.
    */
   choose(): ClaimCandidate[] {
-    const order = [...this.candidates].sort(
+    const offered = new Set(this.candidates.map((c) => c.id));
+    // A reserver this worker was not offered still counts, where its group has room now.
+    const holding = this.reservers.filter((r) => !offered.has(r.id) && this.left.has(r.group_name));
+    const order = [...this.candidates, ...holding].sort(
       (a, b) => a.priority - b.priority || a.run_at - b.run_at || a.id - b.id,
     );
+    const res = this.input.resources;
+    const ledger = res
+      ? new ResourceLedger(res.capacity, res.held)
+      : new ResourceLedger(new Map(), new Map());
     const left = new Map(this.left);
     const chosen: ClaimCandidate[] = [];
+    /** the resources that turned a task away in this claim */
+    const heads = new Set<string>();
+    this.skipped = [];
     for (const c of order) {
       if (chosen.length >= this.room) break;
+      const uses = c.uses ?? [];
+      if (!offered.has(c.id)) {
+        ledger.reserve(uses, c.resource_waits ?? 0);
+        continue;
+      }
       const n = left.get(c.group_name) ?? 0;
       if (n <= 0) continue;
+      if (uses.length > 0) {
+        const short = ledger.short(uses);
+        if (short.length > 0) {
+          // Counted as passed over only at the head of a line (resource-ledger.ts).
+          if (short.some((r) => !heads.has(r))) this.skipped.push(c.id);
+          for (const r of short) heads.add(r);
+          ledger.reserve(uses, c.resource_waits ?? 0);
+          continue;
+        }
+        ledger.take(uses);
+      }
       left.set(c.group_name, n - 1);
       chosen.push(c);
     }

@@ -16,6 +16,8 @@ export const EXPORT_TABLES = [
   'groups',
   'group_starts',
   'group_limits',
+  'resources',
+  'gates',
   'schedules',
   'tasks',
   'history',

@@ -9,8 +9,10 @@ import {
   TASK_STATUSES,
   type JsonValue,
   type TaskStatus,
+  type ResourceUse,
   type TaskTemplate,
 } from '../../../shared/domain.ts';
+import { usesProblem } from '../../../shared/resources.ts';
 import type { StoredSchedule } from './schedule-store.ts';
 import type { NewTask } from './task-store.ts';
 
@@ -44,6 +46,14 @@ export interface ScheduleRow {
 const pick = <T extends string>(list: readonly T[], v: string, fallback: T): T =>
   (list as readonly string[]).includes(v) ? (v as T) : fallback;
 
+/** A template's uses as stored (the spec's shape); a damaged list throws, as a damaged template. */
+function storedUses(v: unknown): { uses?: ResourceUse[] } {
+  if (v === undefined || (Array.isArray(v) && v.length === 0)) return {};
+  const problem = Array.isArray(v) ? usesProblem(v as ResourceUse[]) : 'not a list';
+  if (problem !== null) throw new Error(`the stored task template's uses are damaged: ${problem}`);
+  return { uses: v as ResourceUse[] };
+}
+
 /** The template as stored; a damaged one throws (the scheduler reports it, and parks the schedule). */
 function readTemplate(text: string): TaskTemplate {
   try {
@@ -57,6 +67,7 @@ function readTemplate(text: string): TaskTemplate {
         maxAttempts: typeof t.maxAttempts === 'number' ? t.maxAttempts : 3,
         timeout: typeof t.timeout === 'number' ? t.timeout : null,
         payload: (t.payload ?? {}) as JsonValue,
+        ...storedUses(t.uses),
       };
     }
   } catch {
@@ -106,6 +117,7 @@ export function scheduledTask(s: StoredSchedule, dueAt: number | null, now: numb
     runAt: Math.max(dueAt ?? now, 0),
     timeout: t.timeout,
     unique: null,
+    ...(t.uses && { uses: t.uses }),
     schedule: { id: s.id, dueAt },
   };
 }

@@ -11,17 +11,21 @@
  */
 import type {
   EnqueueResult,
+  GateConfig,
   GroupInfo,
   JsonValue,
   Metrics,
   QueueSettings,
+  ResourceInfo,
+  ResourceUse,
   Stats,
   Task,
   TaskPage,
   TaskWithHistory,
 } from '../../../shared/domain.ts';
+import type { GateVerdict } from './gate-row.ts';
 import type { ScheduleStore } from './schedule-store.ts';
-import type { GroupUpdate, ListQuery, SettingsUpdate } from '../../../shared/schemas.ts';
+import type { GateUpdate, GroupUpdate, ListQuery, SettingsUpdate } from '../../../shared/schemas.ts';
 import type { BulkAction, TaskFilter } from '../../../shared/task-filter.ts';
 
 /** A task ready to be written, after validation and defaults. */
@@ -40,6 +44,8 @@ export interface NewTask {
   reservedFor?: WorkerIdentity | null;
   /** Enqueued by this schedule for this due time (null for a run-now); unique together. */
   schedule?: { id: number; dueAt: number | null } | null;
+  /** Named resources it holds while it runs, sorted by name (absent: none). */
+  uses?: readonly ResourceUse[];
 }
 
 export type { EnqueueResult };
@@ -109,6 +115,11 @@ export interface TickInput {
   finishes: readonly Finish[];
   /** how many tasks this worker may take now (its own in-flight room) */
   claimMax: number;
+  /**
+   * Judges the machine gates (as stored) on this worker's machine, inside the claim: a closed
+   * one holds back every start, or its group's. Absent: gates are not judged.
+   */
+  gates?: (gates: readonly GateConfig[]) => GateVerdict;
   /** claim only tasks reserved for this worker (and never anyone else's) */
   reservedOnly?: boolean;
   /**
@@ -227,6 +238,13 @@ export interface TaskStore {
   setPriority(id: number, priority: number, now: number): Promise<Task>;
   updateGroup(name: string, update: GroupUpdate): Promise<GroupInfo>;
   updateSettings(update: SettingsUpdate): Promise<QueueSettings>;
+  /** Creates a named resource or changes its capacity (at once: the next claim uses it). */
+  setResource(name: string, capacity: number): Promise<ResourceInfo>;
+  /** Deletes a resource; its holders run on, its waiters wait until it exists again. */
+  removeResource(name: string): Promise<boolean>;
+  /** Creates or changes the machine gate of a group (null: of the whole queue). */
+  setGate(group: string | null, update: GateUpdate): Promise<GateConfig>;
+  removeGate(group: string | null): Promise<boolean>;
   purgeFinished(before: number): Promise<number>;
 
   getTask(id: number): Promise<TaskWithHistory | null>;

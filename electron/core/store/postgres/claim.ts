@@ -22,7 +22,10 @@ import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
 import { claimGroupOf } from '../group-row.ts';
 import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';
-import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
+import { RESERVE_AFTER_PASSES, RESERVERS_READ } from '../../policy/resource-ledger.ts';
+import { decodeUses, heldOf } from '../resource-row.ts';
+import { gateConfig, type GateRow } from '../gate-row.ts';
+import type { ClaimedTask, TickInput, WorkerIdentity } from '../task-store.ts';
 import type { Queryable } from './db.ts';
 import {
   candidateRow,
@@ -50,14 +53,28 @@ export interface ClaimInput {
   claimMax: number;
   reservedOnly: boolean;
   kinds: readonly string[] | null;
+  gates?: TickInput['gates'];
 }
 
+/** A candidate as read: its uses still the stored text. */
+type Candidate = Omit<ClaimCandidate, 'uses'> & { uses: string | null };
+const decoded = (c: Candidate): ClaimCandidate => ({ ...c, uses: decodeUses(c.uses) });
+/** A candidate row with its ordering columns checked (limit-rows.ts); `uses` is decoded apart. */
+const checkedCandidate = (c: Candidate): Candidate => (candidateRow(c), c);
+const COLS = 'id, priority, run_at, group_name, uses, resource_waits';
+const HOLDING = `SELECT uses FROM tasks
+  WHERE uses IS NOT NULL AND status IN ('pending', 'running', 'retrying') AND status = 'running'`;
+// Ready tasks passed over often enough to hold capacity back (the partial index tasks_resource_waits).
+const RESERVERS = `SELECT ${COLS} FROM tasks
+  WHERE resource_waits > 0 AND status IN ('pending', 'retrying') AND resource_waits >= $1 AND run_at <= $2
+  ORDER BY priority, run_at, id LIMIT ${RESERVERS_READ}`;
+
 const OF_KINDS = '($3::text[] IS NULL OR kind = ANY($3::text[]))';
-const CANDIDATES = `SELECT id, priority, run_at, group_name FROM tasks
+const CANDIDATES = `SELECT ${COLS} FROM tasks
   WHERE group_name = $1 AND status IN (${CLAIMABLE}) AND reserved_for IS NULL
     AND run_at <= $2 AND ${OF_KINDS}
   ORDER BY priority, run_at, id LIMIT $4`;
-const RESERVED_CANDIDATES = `SELECT id, priority, run_at, group_name FROM tasks
+const RESERVED_CANDIDATES = `SELECT ${COLS} FROM tasks
   WHERE group_name = $1 AND status IN (${CLAIMABLE}) AND reserved_for = $5
     AND run_at <= $2 AND ${OF_KINDS}
   ORDER BY priority, run_at, id LIMIT $4`;
@@ -72,7 +89,7 @@ const TAKE = `WITH chosen AS (
     FOR UPDATE SKIP LOCKED)
   UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_owner = $2,
     lease_expires_at = $3, owner_pid = $4, owner_host = $5, started_at = $6, progress = NULL,
-    cancel_requested = false
+    cancel_requested = false, resource_waits = 0
   FROM chosen WHERE tasks.id = chosen.id RETURNING tasks.*`;
 const ADD_ATTEMPTS = `INSERT INTO history (task_id, type, attempt, started_at, outcome, worker)
   SELECT t, 'attempt', a, $3, 'running', $4 FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS x(t, a, ord)
@@ -84,9 +101,19 @@ export async function claimReady(
   c: ClaimInput,
 ): Promise<{ claimed: ClaimedTask[]; nextWakeAt: number | null }> {
   const { now, queueNow, worker } = c;
-  const [settings] = (
-    await q.query<object>('SELECT global_concurrency, paused FROM settings WHERE id = 1')
-  ).map(settingsLimitsRow);
+  // The resources come with the settings: one round trip fewer under the claim lock.
+  const [settings] = await q.query<{
+    global_concurrency: number;
+    paused: boolean;
+    resources: [name: string, capacity: number][];
+    gates: GateRow[];
+  }>(
+    `SELECT global_concurrency, paused,
+       (SELECT coalesce(json_agg(json_build_array(name, capacity)), '[]') FROM resources) AS resources,
+       (SELECT coalesce(json_agg(g), '[]') FROM gates g) AS gates
+     FROM settings WHERE id = 1`,
+  );
+  settingsLimitsRow(settings!);
   if (!settings || settings.paused || c.claimMax <= 0) return { claimed: [], nextWakeAt: null };
 
   const runningByGroup = new Map<string, number>();
@@ -105,6 +132,10 @@ export async function claimReady(
     runningByGroup.set(r.group_name, r.n);
     runningTotal += r.n;
   }
+  // Asked also with no gate, so the judge forgets one that was removed.
+  const verdict = c.gates ? c.gates(settings.gates.map(gateConfig)) : null;
+  if (verdict?.queueClosed) return { claimed: [], nextWakeAt: null };
+  const defined = settings.resources.map(([name, capacity]) => ({ name, capacity }));
   const plan = new ClaimPlan({
     globalConcurrency: settings.global_concurrency,
     paused: settings.paused,
@@ -112,6 +143,14 @@ export async function claimReady(
     claimMax: c.claimMax,
     now,
     queueNow,
+    ...(verdict && { closedGroups: verdict.closedGroups }),
+    // Without a resource, nothing is read for them: a task naming one simply waits.
+    ...(defined.length > 0 && {
+      resources: {
+        capacity: new Map(defined.map((r) => [r.name, r.capacity])),
+        held: heldOf(await q.query<{ uses: string | null }>(HOLDING)),
+      },
+    }),
   });
   if (plan.room <= 0) return { claimed: [], nextWakeAt: null };
 
@@ -145,16 +184,23 @@ export async function claimReady(
       }
     }
     if (room <= 0) continue;
-    const ready: ClaimCandidate[] = (
+    const limit = plan.readLimit(room);
+    const ready = (
       c.reservedOnly
-        ? await q.query<object>(RESERVED_CANDIDATES, [g.name, now, c.kinds, room, worker.id])
-        : await q.query<object>(CANDIDATES, [g.name, now, c.kinds, room])
-    ).map(candidateRow);
+        ? await q.query<Candidate>(RESERVED_CANDIDATES, [g.name, now, c.kinds, limit, worker.id])
+        : await q.query<Candidate>(CANDIDATES, [g.name, now, c.kinds, limit])
+    ).map(checkedCandidate);
     if (ready.length === 0) waiting.push(g.name);
-    plan.offer(g.name, room, ready);
+    plan.offer(g.name, room, ready.map(decoded));
   }
+  if (defined.length > 0)
+    plan.holdBack((await q.query<Candidate>(RESERVERS, [RESERVE_AFTER_PASSES, now])).map(decoded));
 
   const chosen = plan.choose().map((x) => x.id);
+  if (plan.passedOver.length > 0)
+    await q.query('UPDATE tasks SET resource_waits = resource_waits + 1 WHERE id = ANY($1::bigint[])', [
+      plan.passedOver,
+    ]);
   const claimed: ClaimedTask[] = [];
   if (chosen.length > 0) {
     const rows = await q.query<{ id: number; attempts: number; group_name: string }>(TAKE, [

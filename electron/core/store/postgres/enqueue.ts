@@ -7,6 +7,7 @@
  * same batch.
  */
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
+import { encodeUses } from '../resource-row.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
 import type { Queryable } from './db.ts';
 import { atMs, untilMs } from './pg-clock.ts';
@@ -31,6 +32,7 @@ const COLUMNS: readonly [column: string, type: string, value: (t: NewTask) => un
   ['reserved_host', 'text', (t) => t.reservedFor?.host ?? null],
   ['schedule_id', 'bigint', (t) => t.schedule?.id ?? null],
   ['scheduled_for', 'bigint', (t) => t.schedule?.dueAt ?? null],
+  ['uses', 'text', (t) => encodeUses(t.uses)],
 ];
 
 // ORDER BY the input's position: identity ids are handed out in it, so ids follow the batch.

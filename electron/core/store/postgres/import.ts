@@ -29,6 +29,8 @@ const CONTENT: readonly ExportTable[] = [
   'groups',
   'group_starts',
   'group_limits',
+  'resources',
+  'gates',
 ];
 
 /** The column that names a row of each table in a message. */
@@ -37,6 +39,8 @@ const ROW_KEY: Readonly<Record<ExportTable, string>> = {
   groups: 'name',
   group_starts: 'group_name',
   group_limits: 'group_name',
+  resources: 'name',
+  gates: 'scope',
   schedules: 'id',
   tasks: 'id',
   history: 'id',
@@ -83,7 +87,7 @@ export async function importIntoPg(
     if (replaced) {
       // Its counters go with it: the insert triggers count the copy afresh.
       await q.query(
-        'TRUNCATE tasks, history, groups, group_starts, group_limits, schedules, counts RESTART IDENTITY',
+        'TRUNCATE tasks, history, groups, group_starts, group_limits, resources, gates, schedules, counts RESTART IDENTITY',
       );
     } else {
       // No worker may write between the check and the commit.

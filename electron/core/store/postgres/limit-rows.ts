@@ -59,12 +59,11 @@ export const rateWindowRow = rowChecker<{ n: number; oldest: number | null }>('g
   oldest: orNull(TIME),
 });
 
-export const candidateRow = rowChecker<ClaimCandidate>('tasks', {
-  id: INT,
-  priority: INT,
-  run_at: TIME,
-  group_name: TEXT,
-});
+/** A candidate's ordering columns (its `uses` and `resource_waits` are read apart). */
+export const candidateRow = rowChecker<Pick<ClaimCandidate, 'id' | 'priority' | 'run_at' | 'group_name'>>(
+  'tasks',
+  { id: INT, priority: INT, run_at: TIME, group_name: TEXT },
+);
 
 export const dueRow = rowChecker<{ at: number | null }>('tasks', { at: orNull(TIME) });
 

@@ -16,6 +16,8 @@ import { cancel, purgeFinished, remove, retry, setPriority } from './operator-ac
 import { measureClockOffset, offsetWarning } from './pg-clock.ts';
 import { settings, updateGroup, updateSettings } from './queue-settings.ts';
 import { failedByError, failedSince, finishedSeries, getTask, listTasks, metrics, stats } from './reads.ts';
+import { removeGate, setGate } from './gates.ts';
+import { removeResource, setResource } from './resources.ts';
 import { createPgScheduleStore } from './schedule-store.ts';
 import { tick } from './tick.ts';
 
@@ -116,6 +118,10 @@ class PgTaskStore implements TaskStore {
   updateGroup: TaskStore['updateGroup'] = (name, update) =>
     updateGroup(this.db, name, update, this.hostClock(), this.clockOffset);
   updateSettings: TaskStore['updateSettings'] = (update) => updateSettings(this.db, update);
+  setResource: TaskStore['setResource'] = (name, capacity) => setResource(this.db, name, capacity);
+  removeResource: TaskStore['removeResource'] = (name) => removeResource(this.db, name);
+  setGate: TaskStore['setGate'] = (group, update) => setGate(this.db, group, update);
+  removeGate: TaskStore['removeGate'] = (group) => removeGate(this.db, group);
   purgeFinished: TaskStore['purgeFinished'] = (before) => purgeFinished(this.db, before);
 
   getTask: TaskStore['getTask'] = (id) => getTask(this.db, id);

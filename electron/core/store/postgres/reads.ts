@@ -3,6 +3,8 @@
  * failures since a cursor, the overview's counts and the metrics. Each read that must be
  * consistent across tables is one statement (one snapshot, one round trip).
  */
+import { listGates } from './gates.ts';
+import { listResources } from './resources.ts';
 import {
   FINISHED_STATUSES,
   emptyCounts,
@@ -113,7 +115,7 @@ export async function failedSince(db: Db, after: { at: number; id: number }, lim
 export async function stats(db: Db, now: number, recentFailures: number, clockOffset = 0): Promise<Stats> {
   // Separate statements, read at once on the pool: each is consistent in itself (the counts are
   // one table kept in the same transaction as every change), as SQLite's are read.
-  const [groups, counts, queue, failures] = await Promise.all([
+  const [groups, counts, queue, failures, resources, gates] = await Promise.all([
     readGroups(db, now, null, clockOffset),
     db.query<{ group_name: unknown; status: unknown; n: unknown }>(
       'SELECT group_name, status, n FROM counts',
@@ -126,6 +128,8 @@ export async function stats(db: Db, now: number, recentFailures: number, clockOf
           [recentFailures],
         )
       : Promise.resolve([]),
+    listResources(db),
+    listGates(db),
   ]);
   const total = { counts: emptyCounts() };
   addCounts(total, counts);
@@ -138,6 +142,8 @@ export async function stats(db: Db, now: number, recentFailures: number, clockOf
     counts: total.counts,
     settings: queue,
     groups,
+    resources,
+    gates,
     recentFailures: failures.map((r) => toTask(r)),
   };
 }

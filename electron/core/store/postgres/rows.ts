@@ -13,6 +13,7 @@ import {
   type TaskStatus,
 } from '../../../../shared/domain.ts';
 import { historyEntry, type HistoryRow } from '../history-row.ts';
+import { decodeUses } from '../resource-row.ts';
 
 /** A row of `tasks` as the connection layer returns it (bigint as number, flags as boolean). */
 export interface TaskRow {
@@ -45,6 +46,8 @@ export interface TaskRow {
   reserved_host: string | null;
   schedule_id: number | null;
   scheduled_for: number | null;
+  uses: string | null;
+  resource_waits: number;
 }
 
 /** A column's type: its check, and how a message names it. */
@@ -121,6 +124,8 @@ export const taskRow = rowChecker<TaskRow>('tasks', {
   reserved_host: orNull(TEXT),
   schedule_id: orNull(INT),
   scheduled_for: orNull(TIME),
+  uses: orNull(TEXT),
+  resource_waits: INT,
 });
 
 const historyRow = rowChecker<HistoryRow>('history', {
@@ -178,6 +183,7 @@ export function toTask(row: object): Task {
     result: readJson(r.result, 'result'),
     reservedFor: r.reserved_for,
     scheduleId: r.schedule_id,
+    uses: decodeUses(r.uses),
   };
 }
 

@@ -75,6 +75,7 @@ export async function tick(
     claimMax: input.claimMax,
     reservedOnly: input.reservedOnly ?? false,
     kinds: input.kinds === undefined ? null : [...input.kinds],
+    ...(input.gates && { gates: input.gates }),
   });
   if (applied.length > 0 || claimed.length > 0) q.changed();
   return { claimed, applied, nextWakeAt };

@@ -134,6 +134,11 @@ class AsyncSqliteStore implements TaskStore {
     settle(() => this.s.updateGroup(name, update), this.t);
   updateSettings: TaskStore['updateSettings'] = (update) =>
     settle(() => this.s.updateSettings(update), this.t);
+  setResource: TaskStore['setResource'] = (name, capacity) =>
+    settle(() => this.s.setResource(name, capacity), this.t);
+  removeResource: TaskStore['removeResource'] = (name) => settle(() => this.s.removeResource(name), this.t);
+  setGate: TaskStore['setGate'] = (group, update) => settle(() => this.s.setGate(group, update), this.t);
+  removeGate: TaskStore['removeGate'] = (group) => settle(() => this.s.removeGate(group), this.t);
   purgeFinished: TaskStore['purgeFinished'] = (before) => settle(() => this.s.purgeFinished(before), this.t);
   getTask: TaskStore['getTask'] = (id) => settle(() => this.s.getTask(id), this.t);
   listTasks: TaskStore['listTasks'] = (query) => settle(() => this.s.listTasks(query), this.t);

@@ -14,6 +14,10 @@
  *    global room.
  * Reading per group keeps a full group from being scanned over and over: a blocked group costs
  * one index probe, however many tasks wait in it.
+ * Before 1. and within 2.: the machine gates as this worker judges them on its machine
+ *    (TickInput.gates): a closed queue gate claims nothing, a closed group gate gives no room;
+ * 4. with named resources defined: each candidate's resources, all or nothing, against what
+ *    running tasks hold and what long-waiting tasks hold back (policy/resource-ledger.ts).
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
@@ -21,7 +25,10 @@ import { LIMITS } from '../../../../shared/limits.ts';
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
 import { claimGroupOf, type ClaimGroupRow } from '../group-row.ts';
 import { ClaimPlan, type ClaimCandidate } from '../../policy/claim-plan.ts';
-import type { ClaimedTask, WorkerIdentity } from '../task-store.ts';
+import { RESERVE_AFTER_PASSES, RESERVERS_READ } from '../../policy/resource-ledger.ts';
+import { decodeUses, heldOf } from '../resource-row.ts';
+import { gateConfig, type GateRow } from '../gate-row.ts';
+import type { ClaimedTask, TickInput, WorkerIdentity } from '../task-store.ts';
 import { sqlList } from './sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
 
@@ -32,7 +39,11 @@ const PRIORITY_ROWS = PRIORITY_LIST.map((p) => `(${p})`).join(', ');
 /** Written as the partial indexes tasks_claimable* say it, so the planner can use them. */
 const CLAIMABLE = sqlList(TRANSITIONS.claim.from);
 
-type Candidate = ClaimCandidate;
+/** A candidate as read: its uses still the stored text. */
+type Candidate = Omit<ClaimCandidate, 'uses'> & { uses: string | null };
+const decoded = (c: Candidate): ClaimCandidate =>
+  c.uses === null ? { ...c, uses: [] } : { ...c, uses: decodeUses(c.uses) };
+const COLS = 'id, priority, run_at, group_name, uses, resource_waits';
 
 export class ClaimStatements {
   readonly settings: Statement<[], { global_concurrency: number; paused: number }>;
@@ -53,6 +64,11 @@ export class ClaimStatements {
   >;
   readonly nextDue: Statement<[string, string | null, string | null], { at: number | null }>;
   readonly reservedNextDue: Statement<[string, string, string | null, string | null], { at: number | null }>;
+  readonly resources: Statement<[], { name: string; capacity: number }>;
+  readonly holding: Statement<[], { uses: string | null }>;
+  readonly reservers: Statement<[number, number], Candidate>;
+  readonly passedOver: Statement<[string]>;
+  readonly gates: Statement<[], GateRow>;
 
   constructor(db: Database) {
     this.settings = db.prepare('SELECT global_concurrency, paused FROM settings WHERE id = 1');
@@ -73,13 +89,13 @@ export class ClaimStatements {
     // (a JSON array, twice; NULL: every kind) is read from the row the index leads to.
     const ofKinds = '(? IS NULL OR kind IN (SELECT value FROM json_each(?)))';
     this.candidates = db.prepare(
-      `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_claimable
+      `SELECT ${COLS} FROM tasks INDEXED BY tasks_claimable
        WHERE group_name = ? AND priority IN (${PRIORITIES}) AND status IN (${CLAIMABLE})
          AND reserved_for IS NULL AND run_at <= ? AND ${ofKinds}
        ORDER BY priority, run_at, id LIMIT ?`,
     );
     this.reservedCandidates = db.prepare(
-      `SELECT id, priority, run_at, group_name FROM tasks INDEXED BY tasks_claimable_reserved
+      `SELECT ${COLS} FROM tasks INDEXED BY tasks_claimable_reserved
        WHERE reserved_for = ? AND group_name = ? AND priority IN (${PRIORITIES})
          AND status IN (${CLAIMABLE}) AND reserved_for IS NOT NULL AND run_at <= ? AND ${ofKinds}
        ORDER BY priority, run_at, id LIMIT ?`,
@@ -89,7 +105,7 @@ export class ClaimStatements {
     this.take = db.prepare(
       `UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_owner = ?,
          lease_expires_at = ?, owner_pid = ?, owner_host = ?, started_at = ?, progress = NULL,
-         cancel_requested = 0
+         cancel_requested = 0, resource_waits = 0
        WHERE id IN (SELECT value FROM json_each(?)) AND +status IN (${CLAIMABLE}) RETURNING *`,
     );
     // @list is a JSON array of [task id, attempt].
@@ -104,6 +120,20 @@ export class ClaimStatements {
        SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable
          WHERE group_name = ? AND priority = p.v AND status IN (${CLAIMABLE})
            AND reserved_for IS NULL AND ${ofKinds} ORDER BY run_at LIMIT 1)) AS at FROM p`,
+    );
+    this.resources = db.prepare('SELECT name, capacity FROM resources');
+    this.gates = db.prepare('SELECT * FROM gates');
+    this.holding = db.prepare(
+      `SELECT uses FROM tasks INDEXED BY tasks_using
+       WHERE uses IS NOT NULL AND status IN ('pending', 'running', 'retrying') AND status = 'running'`,
+    );
+    this.reservers = db.prepare(
+      `SELECT ${COLS} FROM tasks INDEXED BY tasks_resource_waits
+       WHERE resource_waits > 0 AND status IN ('pending', 'retrying') AND resource_waits >= ? AND run_at <= ?
+       ORDER BY priority, run_at, id LIMIT ${RESERVERS_READ}`,
+    );
+    this.passedOver = db.prepare(
+      'UPDATE tasks SET resource_waits = resource_waits + 1 WHERE id IN (SELECT value FROM json_each(?))',
     );
     this.reservedNextDue = db.prepare(
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
@@ -129,6 +159,7 @@ export function claimReady(
   claimMax: number,
   reservedOnly = false,
   kinds?: readonly string[],
+  judgeGates?: TickInput['gates'],
 ): ClaimResult {
   // A task of a kind this worker has no handler for is left for a worker that has one.
   const kindList = kinds === undefined ? null : JSON.stringify(kinds);
@@ -146,6 +177,10 @@ export function claimReady(
     runningByGroup.set(r.group_name, r.n);
     runningTotal += r.n;
   }
+  // Asked also with no gate, so the judge forgets one that was removed.
+  const verdict = judgeGates ? judgeGates(s.gates.all().map(gateConfig)) : null;
+  if (verdict?.queueClosed) return { claimed: [], nextWakeAt: null };
+  const defined = s.resources.all();
   const plan = new ClaimPlan({
     globalConcurrency: settings.global_concurrency,
     paused: settings.paused === 1,
@@ -153,6 +188,14 @@ export function claimReady(
     claimMax,
     now,
     queueNow: now,
+    ...(verdict && { closedGroups: verdict.closedGroups }),
+    // Without a resource, nothing is read for them: a task naming one simply waits.
+    ...(defined.length > 0 && {
+      resources: {
+        capacity: new Map(defined.map((r) => [r.name, r.capacity])),
+        held: heldOf(s.holding.all()),
+      },
+    }),
   });
   if (plan.room <= 0) return { claimed: [], nextWakeAt: null };
 
@@ -175,14 +218,17 @@ export function claimReady(
       }
     }
     if (room <= 0) continue;
+    const limit = plan.readLimit(room);
     const ready = reservedOnly
-      ? s.reservedCandidates.all(worker.id, g.name, now, kindList, kindList, room)
-      : s.candidates.all(g.name, now, kindList, kindList, room);
+      ? s.reservedCandidates.all(worker.id, g.name, now, kindList, kindList, limit)
+      : s.candidates.all(g.name, now, kindList, kindList, limit);
     if (ready.length === 0 && hasWaiting.has(g.name)) waiting.push(g.name);
-    plan.offer(g.name, room, ready);
+    plan.offer(g.name, room, ready.map(decoded));
   }
+  if (defined.length > 0) plan.holdBack(s.reservers.all(RESERVE_AFTER_PASSES, now).map(decoded));
 
   const chosen = plan.choose().map((c) => c.id);
+  if (plan.passedOver.length > 0) s.passedOver.run(JSON.stringify(plan.passedOver));
   const claimed: ClaimedTask[] = [];
   if (chosen.length > 0) {
     // One statement for all: each statement has a cost of its own (a statement journal, the

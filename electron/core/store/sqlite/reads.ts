@@ -8,9 +8,11 @@ import type { Database, Statement } from 'better-sqlite3';
 import {
   FINISHED_STATUSES,
   emptyCounts,
+  type GateConfig,
   type GroupInfo,
   type Metrics,
   type QueueSettings,
+  type ResourceInfo,
   type Stats,
   type Task,
   type TaskPage,
@@ -65,7 +67,18 @@ export class Reads {
     { k: number; status: string; n: number }
   >;
 
-  constructor(db: Database, intake: Intake, settings: () => QueueSettings) {
+  private readonly resources: () => ResourceInfo[];
+  private readonly gates: () => GateConfig[];
+
+  constructor(
+    db: Database,
+    intake: Intake,
+    settings: () => QueueSettings,
+    resources: () => ResourceInfo[],
+    gates: () => GateConfig[],
+  ) {
+    this.resources = resources;
+    this.gates = gates;
     this.db = db;
     this.intake = intake;
     this.settings = settings;
@@ -219,6 +232,8 @@ export class Reads {
       counts,
       settings: this.settings(),
       groups: [...byGroup.values()],
+      resources: this.resources(),
+      gates: this.gates(),
       recentFailures: recentFailures > 0 ? this.recentFailures.all(recentFailures).map(toTask) : [],
     };
   }

@@ -183,7 +183,9 @@ export const SCHEMA_V2 = `
 /**
  * Version 3: adaptive groups (../adaptive-row.ts): what a group learned under its caps, and the
  * history of its effective limits (at most ADAPTIVE_HISTORY points a group); a rate's burst
- * (null: starts evenly spaced).
+ * (null: starts evenly spaced). Named resources (../resource-row.ts): their capacities, what each
+ * task uses, and how many claims passed a waiting task over for one (the anti-starvation rule,
+ * policy/resource-ledger.ts). Machine gates.
  */
 export const SCHEMA_V3 = `
   ALTER TABLE groups ADD COLUMN adaptive INTEGER NOT NULL DEFAULT 0 CHECK (adaptive IN (0, 1));
@@ -205,4 +207,26 @@ export const SCHEMA_V3 = `
     rate REAL
   );
   CREATE INDEX group_limits_at ON group_limits (group_name, at);
+
+  CREATE TABLE resources (
+    name TEXT PRIMARY KEY,
+    capacity INTEGER NOT NULL CHECK (capacity >= 1)
+  ) WITHOUT ROWID;
+  -- JSON pairs [["cpu",2]], NULL: none; held while the task runs (no table of holders to keep)
+  ALTER TABLE tasks ADD COLUMN uses TEXT;
+  ALTER TABLE tasks ADD COLUMN resource_waits INTEGER NOT NULL DEFAULT 0;
+  -- The claim's holders and the stats' holders and waiters: only unfinished tasks naming one.
+  CREATE INDEX tasks_using ON tasks (status, priority, run_at, id)
+    WHERE uses IS NOT NULL AND status IN ('pending', 'running', 'retrying');
+  -- Waiting tasks passed over for a resource; a claim reads those that reserve capacity.
+  CREATE INDEX tasks_resource_waits ON tasks (resource_waits)
+    WHERE resource_waits > 0 AND status IN ('pending', 'retrying');
+
+  -- Machine gates (../gate-row.ts): scope '' holds the whole queue, else one group.
+  CREATE TABLE gates (
+    scope TEXT PRIMARY KEY,
+    max_load REAL,
+    min_free_memory INTEGER,
+    on_ac INTEGER NOT NULL DEFAULT 0 CHECK (on_ac IN (0, 1))
+  ) WITHOUT ROWID;
 `;

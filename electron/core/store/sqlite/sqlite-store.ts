@@ -6,15 +6,17 @@
 import type Database from 'better-sqlite3';
 import type {
   EnqueueResult,
+  GateConfig,
   GroupInfo,
   Metrics,
   QueueSettings,
+  ResourceInfo,
   Stats,
   Task,
   TaskPage,
   TaskWithHistory,
 } from '../../../../shared/domain.ts';
-import type { GroupUpdate, ListQuery, SettingsUpdate } from '../../../../shared/schemas.ts';
+import type { GateUpdate, GroupUpdate, ListQuery, SettingsUpdate } from '../../../../shared/schemas.ts';
 import type { BulkAction, TaskFilter } from '../../../../shared/task-filter.ts';
 import type {
   BulkOptions,
@@ -37,6 +39,8 @@ import { Leases } from './leases.ts';
 import { openDatabase, type OpenOptions } from './open.ts';
 import { QueueSettingsStore } from './queue-settings.ts';
 import { Reads } from './reads.ts';
+import { GateStore } from './gates.ts';
+import { ResourceStore } from './resources.ts';
 import { SqliteScheduleStore } from './schedule-store.ts';
 import { TaskActions } from './task-actions.ts';
 import type { SyncTaskStore } from './sync-store.ts';
@@ -59,6 +63,8 @@ export class SqliteTaskStore implements SyncTaskStore {
   private readonly actions: TaskActions;
   private readonly queue: QueueSettingsStore;
   private readonly reads: Reads;
+  private readonly resources: ResourceStore;
+  private readonly gates: GateStore;
   private readonly dataVersionStmt: Database.Statement;
 
   constructor(file: string, options: StoreOptions = {}) {
@@ -74,7 +80,15 @@ export class SqliteTaskStore implements SyncTaskStore {
     this.leases = new Leases(this.db, this.commits, intake);
     this.actions = new TaskActions(this.db, this.commits);
     this.queue = new QueueSettingsStore(this.db, this.commits);
-    this.reads = new Reads(this.db, intake, () => this.queue.settings());
+    this.resources = new ResourceStore(this.db, this.commits);
+    this.gates = new GateStore(this.db, this.commits);
+    this.reads = new Reads(
+      this.db,
+      intake,
+      () => this.queue.settings(),
+      () => this.resources.list(),
+      () => this.gates.list(),
+    );
     this.dataVersionStmt = this.db.prepare('PRAGMA data_version').pluck();
     this.schedules = new SqliteScheduleStore(this.db, this.commits, (tasks, now) => this.enqueue(tasks, now));
   }
@@ -152,6 +166,22 @@ export class SqliteTaskStore implements SyncTaskStore {
 
   settings(): QueueSettings {
     return this.queue.settings();
+  }
+
+  setResource(name: string, capacity: number): ResourceInfo {
+    return this.resources.set(name, capacity);
+  }
+
+  removeResource(name: string): boolean {
+    return this.resources.remove(name);
+  }
+
+  setGate(group: string | null, update: GateUpdate): GateConfig {
+    return this.gates.set(group, update);
+  }
+
+  removeGate(group: string | null): boolean {
+    return this.gates.remove(group);
   }
 
   getTask(id: number): TaskWithHistory | null {

@@ -7,6 +7,7 @@
  */
 import { TASK_STATUSES, type JsonValue, type Task, type TaskStatus } from '../../../../shared/domain.ts';
 import { LIMITS } from '../../../../shared/limits.ts';
+import { decodeUses, encodeUses } from '../resource-row.ts';
 import type { NewTask } from '../task-store.ts';
 
 /** A row of `tasks` as better-sqlite3 returns it. */
@@ -40,6 +41,8 @@ export interface TaskRow {
   reserved_host: string | null;
   schedule_id: number | null;
   scheduled_for: number | null;
+  uses: string | null;
+  resource_waits: number;
 }
 
 export type SqlValue = string | number | null;
@@ -201,6 +204,12 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     column: 'scheduled_for',
     enqueue: field('schedule.dueAt', (t) => t.schedule?.dueAt ?? null, isTime, true),
   },
+  {
+    column: 'uses',
+    enqueue: field('uses', (t) => encodeUses(t.uses), isText, true),
+    task: as('uses', (r) => decodeUses(r.uses)),
+  },
+  { column: 'resource_waits', enqueue: constant(0) },
 ];
 
 type TaskField = Extract<Enqueued, { from: 'task' }>;

@@ -102,6 +102,7 @@ export class Tick {
         input.claimMax,
         input.reservedOnly,
         input.kinds,
+        input.gates,
       );
       return { claimed, applied, nextWakeAt };
     });

@@ -1,0 +1,57 @@
+/**
+ * The machine gates as this dispatcher judges them, on the machine it runs on: samples the
+ * readings when a claim asks (inside the tick, so the gates read are the ones claimed under),
+ * remembers which gates it closed (the policy's hysteresis needs it), says once that a reading
+ * is not available, and tells the dispatcher to look again while a gate is closed (no event
+ * says that the load went down).
+ */
+import type { GateConfig } from '../../../shared/domain.ts';
+import { judgeGate } from '../policy/gate-policy.ts';
+import type { MachineReading } from '../machine/readings.ts';
+import type { GateVerdict } from '../store/gate-row.ts';
+
+/** How often a closed gate is read again. */
+export const GATE_SAMPLE_MS = 2000;
+
+export class GateWatch {
+  private readonly read: () => MachineReading;
+  private readonly say: (line: string) => void;
+  private closed = new Set<string>();
+  private readonly told = new Set<string>();
+
+  constructor(read: () => MachineReading, say: (line: string) => void) {
+    this.read = read;
+    this.say = say;
+  }
+
+  /** Whether the last judgement closed a gate: then the dispatcher looks again in GATE_SAMPLE_MS. */
+  get anyClosed(): boolean {
+    return this.closed.size > 0;
+  }
+
+  judge(gates: readonly GateConfig[]): GateVerdict {
+    if (gates.length === 0) {
+      this.closed.clear();
+      return { queueClosed: false, closedGroups: this.closed };
+    }
+    const reading = this.read();
+    const closed = new Set<string>();
+    for (const g of gates) {
+      const scope = g.group ?? '';
+      const j = judgeGate(g, reading, this.closed.has(scope));
+      const name = g.group === null ? 'the queue gate' : `the gate of group ${g.group}`;
+      for (const what of j.unavailable) {
+        const key = `${scope}\0${what}`;
+        if (!this.told.has(key)) {
+          this.told.add(key);
+          this.say(`${name} stays open on ${what}: this machine does not tell it`);
+        }
+      }
+      if (j.closed !== this.closed.has(scope))
+        this.say(j.closed ? `${name} closed: ${j.reason}; no new start` : `${name} opened`);
+      if (j.closed) closed.add(scope);
+    }
+    this.closed = closed;
+    return { queueClosed: closed.has(''), closedGroups: closed };
+  }
+}

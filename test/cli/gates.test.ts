@@ -1,0 +1,71 @@
+/**
+ * Machine gates through the CLI, judged on this machine's real /proc by a `semaforo work`
+ * process: a memory floor no machine meets holds every start; lowering it lets them go.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import type { GateConfig } from '../../shared/domain.ts';
+import path from 'node:path';
+import { exited, spawnNode, waitFor } from '../helpers.ts';
+import { BIN, cli, freshDb, json } from './cli-helpers.ts';
+
+const workers: ChildProcess[] = [];
+afterEach(async () => {
+  for (const w of workers.splice(0)) {
+    w.kill('SIGTERM');
+    await exited(w);
+  }
+});
+
+describe('semaforo gate', () => {
+  it('holds starts while a gate is closed on this machine, names it, and starts once it opens', async () => {
+    const db = freshDb();
+    const set = await cli(['gate', 'set', '--min-free-memory', '100000g', '--json'], { db });
+    expect(json<GateConfig>(set)).toEqual({
+      group: null,
+      maxLoad: null,
+      minFreeMemory: 100000 * 1024 ** 3,
+      onAc: false,
+    });
+    const task = json<{ id: number }>(await cli(['enqueue', '--json', '--', 'true'], { db }));
+    // Read from its first byte: the gate may close in the same write as the start line.
+    let stderr = '';
+    const worker = spawnNode([BIN, '--db', db, 'work'], { SEMAFORO_HOME: path.dirname(db) });
+    worker.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    workers.push(worker);
+    await waitFor(
+      () => stderr.includes('the queue gate closed: available memory'),
+      'the worker closed the gate',
+    );
+    const show = await cli(['show', String(task.id)], { db });
+    expect(show.stdout).toMatch(
+      /waiting: available memory .* < 100000 GiB \(the queue's machine gate, on this machine\)/,
+    );
+    expect((await cli(['gate', 'list'], { db })).stdout).toMatch(
+      /\(queue\) +≥ 100000 GiB available +closed: /,
+    );
+    expect((await cli(['gate', 'set', '--min-free-memory', 'none', '--max-load', 'none'], { db })).code).toBe(
+      0,
+    );
+    await waitFor(
+      async () =>
+        json<{ status: string }>(await cli(['show', String(task.id), '--json'], { db })).status === 'done',
+      'the task done once the gate opened',
+    );
+    expect(stderr).toContain('the queue gate opened');
+  });
+
+  it('refuses bad values in one line naming the option', async () => {
+    const db = freshDb();
+    const bad = await cli(['gate', 'set', 'backups', '--min-free-memory', 'lots'], { db });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr.trim()).toBe(
+      'semaforo: --min-free-memory: "lots" is not a size (512m, 1g, 2GiB) or none',
+    );
+    const load = await cli(['gate', 'set', '--max-load', '0'], { db });
+    expect(load.stderr).toContain('--max-load: must be a load per core from 0.01 to 1000');
+    expect((await cli(['gate', 'remove', 'backups'], { db })).stderr).toContain(
+      'group "backups" has no gate',
+    );
+  });
+});
