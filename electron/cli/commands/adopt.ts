@@ -38,13 +38,13 @@ const bad = (path: string, message: string) => new ValidationError([{ path, mess
 function cronDb(named: string | undefined): { db?: string } {
   if (named === undefined) return {};
   if (!/^postgres(ql)?:\/\//i.test(named)) return { db: path.resolve(named) };
-  let password = '';
+  let url: URL;
   try {
-    password = new URL(named).password;
+    url = new URL(named);
   } catch {
     throw bad('--db', 'is not a valid postgres:// URL');
   }
-  if (password !== '')
+  if (url.password !== '')
     throw bad(
       '--db',
       'the URL holds a password, which every adopted cron line would show: put it in ~/.pgpass and give the URL without it',
