@@ -38,7 +38,7 @@ const bad = (path: string, message: string) => new ValidationError([{ path, mess
 function cronDb(named: string | undefined): { db?: string } {
   if (named === undefined) return {};
   if (!/^postgres(ql)?:\/\//i.test(named)) return { db: path.resolve(named) };
-  let password = '';
+  let password: string;
   try {
     password = new URL(named).password;
   } catch {
