@@ -19,6 +19,7 @@ import type {
   Task,
   TaskPage,
   TaskWithHistory,
+  WorkerLeases,
 } from '../../../shared/domain.ts';
 import type { ScheduleStore } from './schedule-store.ts';
 import type { GroupUpdate, ListQuery, SettingsUpdate } from '../../../shared/schemas.ts';
@@ -247,6 +248,12 @@ export interface TaskStore {
    * the oldest also its start, the newest also any time after `now` (another host's clock).
    */
   finishedSeries(now: number, bucketMs: number, count: number): Promise<FinishedBucket[]>;
+  /**
+   * Every owner of a running task's lease with the tasks it holds (store/lease-holders.ts
+   * `byOwner`): the Workers screen and `semaforo workers`. A `run` waiting for its task holds a
+   * reservation, not a lease, and is not listed.
+   */
+  leaseHolders(): Promise<WorkerLeases[]>;
   /**
    * Calls `listener` (coalesced) after another connection or process committed a change, so a
    * dispatcher or a read-only face learns of it without asking. Returns an unsubscribe.

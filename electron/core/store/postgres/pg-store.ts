@@ -15,7 +15,16 @@ import { actOnMatching } from './bulk-actions.ts';
 import { cancel, purgeFinished, remove, retry, setPriority } from './operator-actions.ts';
 import { measureClockOffset, offsetWarning } from './pg-clock.ts';
 import { settings, updateGroup, updateSettings } from './queue-settings.ts';
-import { failedByError, failedSince, finishedSeries, getTask, listTasks, metrics, stats } from './reads.ts';
+import {
+  failedByError,
+  failedSince,
+  finishedSeries,
+  getTask,
+  leaseHolders,
+  listTasks,
+  metrics,
+  stats,
+} from './reads.ts';
 import { createPgScheduleStore } from './schedule-store.ts';
 import { tick } from './tick.ts';
 
@@ -127,6 +136,7 @@ class PgTaskStore implements TaskStore {
   failedByError: TaskStore['failedByError'] = () => failedByError(this.db);
   finishedSeries: TaskStore['finishedSeries'] = (now, bucketMs, count) =>
     finishedSeries(this.db, now, bucketMs, count);
+  leaseHolders: TaskStore['leaseHolders'] = () => leaseHolders(this.db);
 
   watch(listener: () => void): () => void {
     return this.listener.watch(listener);

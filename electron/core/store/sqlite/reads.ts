@@ -16,9 +16,11 @@ import {
   type TaskPage,
   type TaskStatus,
   type TaskWithHistory,
+  type WorkerLeases,
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
 import type { FailedErrorCount, FinishedBucket } from '../task-store.ts';
+import { byOwner, LEASE_ROWS_SQL, type LeaseRow } from '../lease-holders.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 import type { Intake } from './enqueue.ts';
 import { appliedRate, groupInfo, type StartWindow } from '../group-row.ts';
@@ -60,6 +62,7 @@ export class Reads {
   private readonly recentFailures: Statement<[number], TaskRow>;
   private readonly finishedSince: Statement<[number], FinishedRow>;
   private readonly failedErrors: Statement<[], { kind: string; error: string | null; n: number }>;
+  private readonly leaseRows: Statement<[], LeaseRow>;
   private readonly finishedBuckets: Statement<
     { now: number; bucketMs: number; count: number },
     { k: number; status: string; n: number }
@@ -96,6 +99,7 @@ export class Reads {
     this.failedErrors = db.prepare(
       "SELECT kind, error, count(*) AS n FROM tasks WHERE status = 'failed' GROUP BY kind, error",
     );
+    this.leaseRows = db.prepare(LEASE_ROWS_SQL);
     // Counted in SQL, per (bucket, status): the tasks' rows never leave the database. The
     // bucket is the floor of the age (CAST truncates; a negative age is clamped into 0).
     this.finishedBuckets = db.prepare(
@@ -118,6 +122,11 @@ export class Reads {
       if (r.status === 'done' || r.status === 'failed') out[r.k]![r.status] += r.n;
     }
     return out;
+  }
+
+  // Running tasks are never in the inbox (it holds new, pending ones), so `tasks` alone answers.
+  leaseHolders(): WorkerLeases[] {
+    return byOwner(this.leaseRows.all());
   }
 
   getTask(id: number): TaskWithHistory | null {

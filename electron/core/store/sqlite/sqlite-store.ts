@@ -13,6 +13,7 @@ import type {
   Task,
   TaskPage,
   TaskWithHistory,
+  WorkerLeases,
 } from '../../../../shared/domain.ts';
 import type { GroupUpdate, ListQuery, SettingsUpdate } from '../../../../shared/schemas.ts';
 import type { BulkAction, TaskFilter } from '../../../../shared/task-filter.ts';
@@ -180,6 +181,10 @@ export class SqliteTaskStore implements SyncTaskStore {
 
   finishedSeries(now: number, bucketMs: number, count: number): FinishedBucket[] {
     return this.reads.finishedSeries(now, bucketMs, count);
+  }
+
+  leaseHolders(): WorkerLeases[] {
+    return this.reads.leaseHolders();
   }
 
   /** Changes when another connection commits (no disk read); one statement, prepared once. */
