@@ -21,6 +21,7 @@ import type {
   Task,
   TaskPage,
   TaskWithHistory,
+  WorkerLeases,
 } from './domain.ts';
 import {
   groupNameSchema,
@@ -92,6 +93,8 @@ export const requestSchemas = {
   /** the next due times of a recurrence, for the live preview in the form */
   previewSchedule: recurrenceSchema,
   queueInfo: nothing,
+  /** who holds which leases, since when (the Workers screen) */
+  workers: nothing,
 } as const satisfies Record<RequestName, z.ZodType>;
 
 /** Output type of every request. */
@@ -128,6 +131,7 @@ export interface ApiOutputs {
   previewSchedule: { times: number[]; timezone: string | null };
   /** which store the queue is on (the location never carries a password) */
   queueInfo: QueueInfo;
+  workers: WorkerLeases[];
 }
 
 // Every name has a schema (`satisfies` above) and an output, and no schema lacks a name.

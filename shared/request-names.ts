@@ -34,6 +34,7 @@ export const REQUEST_NAMES = [
   'runScheduleNow',
   'previewSchedule',
   'queueInfo',
+  'workers',
 ] as const;
 
 export type RequestName = (typeof REQUEST_NAMES)[number];

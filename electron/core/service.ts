@@ -61,6 +61,7 @@ export function createQueueService(engine: Engine): QueueService {
     },
     runScheduleNow: (i) => engine.runScheduleNow(i.name),
     previewSchedule: (i) => engine.previewSchedule(i),
+    workers: () => engine.workers(),
     queueInfo: () => ({ backend: backendOf(engine.store.location), location: engine.store.location }),
   };
 }

@@ -55,6 +55,10 @@ describe('semaforo serve: the JSON API', () => {
       backend: 'sqlite',
       location: path.join(dir, 'queue.db'),
     });
+    expect(JSON.parse((await call('workers')).body).value).toEqual([]);
+    const extra = await call('workers', { host: 'x' });
+    expect(extra.status).toBe(400);
+    expect(JSON.parse(extra.body).error).toMatchObject({ name: 'ValidationError' });
     const missing = await call('getTask', { id: 99 });
     expect(missing.status).toBe(404);
     expect((await call('noSuchRequest')).status).toBe(404);

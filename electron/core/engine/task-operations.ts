@@ -13,6 +13,7 @@ import type {
   Task,
   TaskPage,
   TaskWithHistory,
+  WorkerLeases,
 } from '../../../shared/domain.ts';
 import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
 import { LIMITS } from '../../../shared/limits.ts';
@@ -53,6 +54,8 @@ export interface TaskOperations {
   actOnMatching(request: BulkRequest): Promise<BulkOutcome>;
   /** The failed tasks per failure group (policy/cause-counts.ts). */
   failureCounts(): Promise<CauseCount[]>;
+  /** Who holds which leases, since when. */
+  workers(): Promise<WorkerLeases[]>;
   cancel(ids: readonly number[]): Promise<{ cancelled: number[]; requested: number[] }>;
   remove(ids: readonly number[]): Promise<number[]>;
   setPriority(id: number, priority: number): Promise<Task>;
@@ -149,6 +152,7 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
       return out.ids;
     },
     failureCounts: async () => countByCause(await store.failedByError()),
+    workers: () => store.leaseHolders(),
     async actOnMatching({ action, filter, max, dryRun }) {
       const out = await store.actOnMatching(action, filter, clock.now(), { max, dryRun: dryRun ?? false });
       if (dryRun) return out;
