@@ -210,6 +210,8 @@ export interface MetricsRow {
   /** finished tasks per second over the window */
   throughput: number;
   failureRate: number;
+  /** mean duration of those that started; null when none did */
+  avgMs: number | null;
   p50Ms: number | null;
   p95Ms: number | null;
 }

@@ -167,6 +167,15 @@ export interface FailedErrorCount {
   count: number;
 }
 
+/** A group's waiting tasks that are due (`oldestWaiting`). */
+export interface GroupWaiting {
+  group: string;
+  /** pending or retrying tasks whose run_at has come */
+  count: number;
+  /** the longest-due one's due time: the later of its enqueue and its run_at */
+  dueSince: number;
+}
+
 /** Tasks that finished in one bucket of `finishedSeries`. */
 export interface FinishedBucket {
   done: number;
@@ -254,6 +263,11 @@ export interface TaskStore {
    * reservation, not a lease, and is not listed.
    */
   leaseHolders(): Promise<WorkerLeases[]>;
+  /**
+   * Per group with any, its waiting tasks that are due at `now` and the longest-due one's due
+   * time (a task delayed into the future is not waiting yet): the Groups screen's "oldest waiting".
+   */
+  oldestWaiting(now: number): Promise<GroupWaiting[]>;
   /**
    * Calls `listener` (coalesced) after another connection or process committed a change, so a
    * dispatcher or a read-only face learns of it without asking. Returns an unsubscribe.

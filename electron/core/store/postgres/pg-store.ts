@@ -21,6 +21,7 @@ import {
   finishedSeries,
   getTask,
   leaseHolders,
+  oldestWaiting,
   listTasks,
   metrics,
   stats,
@@ -137,6 +138,7 @@ class PgTaskStore implements TaskStore {
   finishedSeries: TaskStore['finishedSeries'] = (now, bucketMs, count) =>
     finishedSeries(this.db, now, bucketMs, count);
   leaseHolders: TaskStore['leaseHolders'] = () => leaseHolders(this.db);
+  oldestWaiting: TaskStore['oldestWaiting'] = (now) => oldestWaiting(this.db, now);
 
   watch(listener: () => void): () => void {
     return this.listener.watch(listener);

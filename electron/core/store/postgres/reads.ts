@@ -15,7 +15,7 @@ import {
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
-import type { FailedErrorCount, FinishedBucket } from '../task-store.ts';
+import type { FailedErrorCount, FinishedBucket, GroupWaiting } from '../task-store.ts';
 import { byOwner, LEASE_ROWS_SQL, type LeaseRow } from '../lease-holders.ts';
 import type { Db } from './db.ts';
 import { addCounts, readGroups, settings } from './queue-settings.ts';
@@ -240,4 +240,24 @@ const leaseRow = rowChecker<LeaseRow>('tasks', {
 export async function leaseHolders(db: Db): Promise<WorkerLeases[]> {
   const rows = await db.query<object>(LEASE_ROWS_SQL);
   return byOwner(rows.map(leaseRow));
+}
+
+const waitingRow = rowChecker<{ group_name: string; n: number; since: number }>(
+  'tasks',
+  { group_name: TEXT, n: INT, since: TIME },
+  'group_name',
+);
+
+/** store contract `oldestWaiting`: grouped in SQL, one row per group with due waiting tasks. */
+export async function oldestWaiting(db: Db, now: number): Promise<GroupWaiting[]> {
+  const rows = await db.query<object>(
+    `SELECT group_name, count(*)::int AS n, min(greatest(created_at, run_at)) AS since FROM tasks
+     WHERE status IN ('pending', 'retrying') AND run_at <= $1 GROUP BY group_name
+     ORDER BY group_name COLLATE "C"`,
+    [Math.floor(now)],
+  );
+  return rows.map((row) => {
+    const r = waitingRow(row);
+    return { group: r.group_name, count: r.n, dueSince: r.since };
+  });
 }

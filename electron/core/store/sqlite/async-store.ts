@@ -147,6 +147,7 @@ class AsyncSqliteStore implements TaskStore {
     settle(() => this.s.finishedSeries(now, bucketMs, count), this.t);
 
   leaseHolders: TaskStore['leaseHolders'] = () => settle(() => this.s.leaseHolders(), this.t);
+  oldestWaiting: TaskStore['oldestWaiting'] = (now) => settle(() => this.s.oldestWaiting(now), this.t);
 
   syncResults(): Promise<void> {
     if (this.file === undefined || !this.s.commits.waitsForDisk) return Promise.resolve();

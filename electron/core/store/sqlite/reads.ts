@@ -19,7 +19,7 @@ import {
   type WorkerLeases,
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
-import type { FailedErrorCount, FinishedBucket } from '../task-store.ts';
+import type { FailedErrorCount, FinishedBucket, GroupWaiting } from '../task-store.ts';
 import { byOwner, LEASE_ROWS_SQL, type LeaseRow } from '../lease-holders.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 import type { Intake } from './enqueue.ts';
@@ -127,6 +127,20 @@ export class Reads {
   // Running tasks are never in the inbox (it holds new, pending ones), so `tasks` alone answers.
   leaseHolders(): WorkerLeases[] {
     return byOwner(this.leaseRows.all());
+  }
+
+  oldestWaiting(now: number): GroupWaiting[] {
+    const waiting = this.intake.takeInWaiting();
+    const from = waiting === null ? 'tasks' : `(SELECT * FROM main.tasks UNION ALL SELECT * FROM ${waiting})`;
+    return this.intake.readAsOne(waiting, () =>
+      this.db
+        .prepare<[number], { group_name: string; n: number; since: number }>(
+          `SELECT group_name, count(*) AS n, min(max(created_at, run_at)) AS since FROM ${from}
+           WHERE status IN ('pending', 'retrying') AND run_at <= ? GROUP BY group_name ORDER BY group_name`,
+        )
+        .all(now)
+        .map((r) => ({ group: r.group_name, count: r.n, dueSince: r.since })),
+    );
   }
 
   getTask(id: number): TaskWithHistory | null {

@@ -22,6 +22,7 @@ import type {
   BulkOutcome,
   FailedErrorCount,
   FinishedBucket,
+  GroupWaiting,
   LeaseHolder,
   NewTask,
   RenewResult,
@@ -185,6 +186,10 @@ export class SqliteTaskStore implements SyncTaskStore {
 
   leaseHolders(): WorkerLeases[] {
     return this.reads.leaseHolders();
+  }
+
+  oldestWaiting(now: number): GroupWaiting[] {
+    return this.reads.oldestWaiting(now);
   }
 
   /** Changes when another connection commits (no disk read); one statement, prepared once. */
