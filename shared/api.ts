@@ -22,6 +22,7 @@ import type {
   TaskPage,
   TaskWithHistory,
   WorkerLeases,
+  GroupStats,
 } from './domain.ts';
 import {
   groupNameSchema,
@@ -95,6 +96,8 @@ export const requestSchemas = {
   queueInfo: nothing,
   /** who holds which leases, since when (the Workers screen) */
   workers: nothing,
+  /** each group's oldest waiting task and its last hour's run times (the Groups screen) */
+  groupStats: nothing,
 } as const satisfies Record<RequestName, z.ZodType>;
 
 /** Output type of every request. */
@@ -132,6 +135,7 @@ export interface ApiOutputs {
   /** which store the queue is on (the location never carries a password) */
   queueInfo: QueueInfo;
   workers: WorkerLeases[];
+  groupStats: GroupStats[];
 }
 
 // Every name has a schema (`satisfies` above) and an output, and no schema lacks a name.

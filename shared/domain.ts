@@ -234,6 +234,20 @@ export interface HourSeries {
   failed: number;
 }
 
+/** A group's waits and durations, for the Groups screen (electron/core/policy/group-stats.ts). */
+export interface GroupStats {
+  group: string;
+  /** pending or retrying tasks that are due */
+  waiting: number;
+  /** when the longest-due of them became due; null when none waits */
+  oldestWaitingSince: number | null;
+  /** done or failed in the last hour */
+  finished: number;
+  /** their mean and 95th-percentile run time; null when none of them ran */
+  avgMs: number | null;
+  p95Ms: number | null;
+}
+
 /** A running task as the Workers screen lists it under its lease owner. */
 export interface LeasedTask {
   id: number;

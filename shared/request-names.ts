@@ -35,6 +35,7 @@ export const REQUEST_NAMES = [
   'previewSchedule',
   'queueInfo',
   'workers',
+  'groupStats',
 ] as const;
 
 export type RequestName = (typeof REQUEST_NAMES)[number];

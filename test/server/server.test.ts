@@ -56,6 +56,17 @@ describe('semaforo serve: the JSON API', () => {
       location: path.join(dir, 'queue.db'),
     });
     expect(JSON.parse((await call('workers')).body).value).toEqual([]);
+    expect(JSON.parse((await call('groupStats')).body).value).toEqual([
+      {
+        group: 'default',
+        waiting: 1,
+        oldestWaitingSince: expect.any(Number),
+        finished: 0,
+        avgMs: null,
+        p95Ms: null,
+      },
+    ]);
+    expect((await call('groupStats', { windowMs: 1 })).status).toBe(400);
     const extra = await call('workers', { host: 'x' });
     expect(extra.status).toBe(400);
     expect(JSON.parse(extra.body).error).toMatchObject({ name: 'ValidationError' });

@@ -14,6 +14,7 @@ import type {
   TaskPage,
   TaskWithHistory,
   WorkerLeases,
+  GroupStats,
 } from '../../../shared/domain.ts';
 import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
 import { LIMITS } from '../../../shared/limits.ts';
@@ -29,6 +30,7 @@ import { countByCause } from '../policy/cause-counts.ts';
 import type { BulkOutcome, NewTask } from '../store/task-store.ts';
 import { defaultTaskName } from '../policy/default-name.ts';
 import { BUCKET_MS, BUCKETS, seriesFrom } from '../policy/hour-series.ts';
+import { GROUP_STATS_WINDOW_MS, groupStatsOf } from '../policy/group-stats.ts';
 import type { EngineCore } from './core.ts';
 
 const DAY = 24 * 3600_000;
@@ -56,6 +58,8 @@ export interface TaskOperations {
   failureCounts(): Promise<CauseCount[]>;
   /** Who holds which leases, since when. */
   workers(): Promise<WorkerLeases[]>;
+  /** Each group's oldest due waiting task and its last hour's run times (policy/group-stats.ts). */
+  groupStats(): Promise<GroupStats[]>;
   cancel(ids: readonly number[]): Promise<{ cancelled: number[]; requested: number[] }>;
   remove(ids: readonly number[]): Promise<number[]>;
   setPriority(id: number, priority: number): Promise<Task>;
@@ -153,6 +157,14 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
     },
     failureCounts: async () => countByCause(await store.failedByError()),
     workers: () => store.leaseHolders(),
+    async groupStats() {
+      const now = clock.now();
+      const [waits, metrics] = await Promise.all([
+        store.oldestWaiting(now),
+        store.metrics(now, GROUP_STATS_WINDOW_MS),
+      ]);
+      return groupStatsOf(waits, metrics.byGroup);
+    },
     async actOnMatching({ action, filter, max, dryRun }) {
       const out = await store.actOnMatching(action, filter, clock.now(), { max, dryRun: dryRun ?? false });
       if (dryRun) return out;
