@@ -84,6 +84,30 @@ describe.skipIf(!hasChromium)('the Workers screen', () => {
     expect(new URL(page.url()).hash).toBe(`#/workers/${ids[0]}`);
   });
 
+  it('fits a phone-width screen: no sideways scroll, every cell inside its panel', async () => {
+    const { page } = await open({
+      before: async (db) => void leasedQueue(db),
+      viewport: { width: 420, height: 800 },
+    });
+    await go(page, 'Workers');
+    const panel = page.getByRole('region', { name: NIGHTLY.id });
+    await panel.getByRole('link', { name: 'rsync photos' }).waitFor();
+    const box = (await panel.boundingBox())!;
+    const cells = await panel.locator('th, td').evaluateAll((els) =>
+      els.map((e) => {
+        const r = e.getBoundingClientRect();
+        return { text: e.textContent, right: r.right, clipped: e.scrollWidth > e.clientWidth + 1 };
+      }),
+    );
+    expect(cells).toHaveLength(12);
+    for (const c of cells) {
+      expect(c.right, `${c.text} ends inside the panel`).toBeLessThanOrEqual(box.x + box.width + 0.5);
+      expect(c.clipped, `${c.text} is clipped`).toBe(false);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await screenshot(page, 'workers-420');
+  });
+
   it('says so when no worker holds a lease', async () => {
     const { page } = await open();
     await go(page, 'Workers');
