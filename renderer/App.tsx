@@ -30,6 +30,9 @@ const ALWAYS_CONNECTED = createConnectionSignal(true);
 const GroupsScreen = lazy(() =>
   import('./screens/GroupsScreen.tsx').then((m) => ({ default: m.GroupsScreen })),
 );
+const WorkersScreen = lazy(() =>
+  import('./screens/WorkersScreen.tsx').then((m) => ({ default: m.WorkersScreen })),
+);
 const NewTaskScreen = lazy(() =>
   import('./screens/NewTaskScreen.tsx').then((m) => ({ default: m.NewTaskScreen })),
 );
@@ -167,6 +170,9 @@ function Shell({ connection }: { connection?: ConnectionSignal }) {
       break;
     case 'groups':
       screen = <GroupsScreen />;
+      break;
+    case 'workers':
+      screen = <WorkersScreen openTask={openTaskById} />;
       break;
     case 'settings':
       screen = <SettingsScreen />;

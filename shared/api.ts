@@ -21,6 +21,8 @@ import type {
   Task,
   TaskPage,
   TaskWithHistory,
+  WorkerLeases,
+  GroupStats,
 } from './domain.ts';
 import {
   groupNameSchema,
@@ -92,6 +94,10 @@ export const requestSchemas = {
   /** the next due times of a recurrence, for the live preview in the form */
   previewSchedule: recurrenceSchema,
   queueInfo: nothing,
+  /** who holds which leases, since when (the Workers screen) */
+  workers: nothing,
+  /** each group's oldest waiting task and its last hour's run times (the Groups screen) */
+  groupStats: nothing,
 } as const satisfies Record<RequestName, z.ZodType>;
 
 /** Output type of every request. */
@@ -128,6 +134,8 @@ export interface ApiOutputs {
   previewSchedule: { times: number[]; timezone: string | null };
   /** which store the queue is on (the location never carries a password) */
   queueInfo: QueueInfo;
+  workers: WorkerLeases[];
+  groupStats: GroupStats[];
 }
 
 // Every name has a schema (`satisfies` above) and an output, and no schema lacks a name.

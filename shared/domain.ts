@@ -255,6 +255,8 @@ export interface MetricsRow {
   /** finished tasks per second over the window */
   throughput: number;
   failureRate: number;
+  /** mean duration of those that started; null when none did */
+  avgMs: number | null;
   p50Ms: number | null;
   p95Ms: number | null;
 }
@@ -275,6 +277,43 @@ export interface HourSeries {
   failurePercent: (number | null)[];
   finished: number;
   failed: number;
+}
+
+/** A group's waits and durations, for the Groups screen (electron/core/policy/group-stats.ts). */
+export interface GroupStats {
+  group: string;
+  /** pending or retrying tasks that are due */
+  waiting: number;
+  /** when the longest-due of them became due; null when none waits */
+  oldestWaitingSince: number | null;
+  /** done or failed in the last hour */
+  finished: number;
+  /** their mean and 95th-percentile run time; null when none of them ran */
+  avgMs: number | null;
+  p95Ms: number | null;
+}
+
+/** A running task as the Workers screen lists it under its lease owner. */
+export interface LeasedTask {
+  id: number;
+  name: string;
+  group: string;
+  kind: string;
+  startedAt: number | null;
+  leaseExpiresAt: number | null;
+}
+
+/** One lease owner (a worker in some process) and the running tasks it holds. */
+export interface WorkerLeases {
+  /** the worker id, as in `Task.leaseOwner` */
+  id: string;
+  /** null for rows written by a version that did not record them */
+  host: string | null;
+  pid: number | null;
+  /** when it started the oldest task it still holds */
+  since: number | null;
+  /** oldest start first */
+  tasks: LeasedTask[];
 }
 
 export interface TaskPage {

@@ -34,6 +34,8 @@ export const REQUEST_NAMES = [
   'runScheduleNow',
   'previewSchedule',
   'queueInfo',
+  'workers',
+  'groupStats',
 ] as const;
 
 export type RequestName = (typeof REQUEST_NAMES)[number];

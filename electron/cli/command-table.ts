@@ -47,6 +47,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'counts per status and per group, limits, recent failures',
     load: async (ctx) => (await import('./commands/tasks.ts')).statsCommand(ctx),
   },
+  workers: {
+    term: 'workers',
+    summary: 'who holds which leases: each worker (id, host, pid) and the tasks it runs, since when',
+    load: async (ctx) => (await import('./commands/workers.ts')).workersCommand(ctx),
+  },
   retry: {
     term: 'retry [options] [id...]',
     summary: 'send tasks back to the queue with fresh attempts: the given ids, or every failed one',

@@ -13,6 +13,7 @@ const READERS = new Set([
   'list',
   'show',
   'stats',
+  'workers',
   'kinds',
   'where',
   'group list',

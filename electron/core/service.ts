@@ -61,6 +61,8 @@ export function createQueueService(engine: Engine): QueueService {
     },
     runScheduleNow: (i) => engine.runScheduleNow(i.name),
     previewSchedule: (i) => engine.previewSchedule(i),
+    workers: () => engine.workers(),
+    groupStats: () => engine.groupStats(),
     queueInfo: () => ({ backend: backendOf(engine.store.location), location: engine.store.location }),
   };
 }

@@ -10,6 +10,7 @@ const ITEMS: { id: ScreenId; symbol: string }[] = [
   { id: 'failures', symbol: '✕' },
   { id: 'schedules', symbol: '◷' },
   { id: 'groups', symbol: '▦' },
+  { id: 'workers', symbol: '⚒' },
   { id: 'settings', symbol: '⚙' },
 ];
 

@@ -2,16 +2,21 @@ import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorState } from '../components/ErrorState.tsx';
 import { groupLoadText } from '../components/GroupCard.tsx';
 import { GroupEditor } from '../components/GroupEditor.tsx';
+import { GroupStatsLine } from '../components/GroupStatsLine.tsx';
 import { LearnedLimit } from '../components/LearnedLimit.tsx';
 import { LoadingState } from '../components/LoadingState.tsx';
 import { PauseButton } from '../components/PauseButton.tsx';
 import { ResourcesPanel } from '../components/ResourcesPanel.tsx';
 import { formatCount } from '../state/format.ts';
 import { useStats } from '../state/stats.tsx';
+import { useQuery } from '../state/use-query.ts';
 
 /** Every group with its load, and its concurrency limit, rate limit and pause switch to edit. */
 export function GroupsScreen() {
   const stats = useStats();
+  // A scan of every waiting task and the hour's finishes: at most every 5 s, not per change.
+  const groupStats = useQuery((api) => api.groupStats({}), [], { minIntervalMs: 5000 });
+  const statsOf = new Map(groupStats.data?.map((s) => [s.group, s]));
   let body;
   if (stats.loading) body = <LoadingState label="Loading groups…" />;
   else if (!stats.data) body = <ErrorState error={stats.error!} what="groups" onRetry={stats.reload} />;
@@ -42,6 +47,7 @@ export function GroupsScreen() {
                   <PauseButton paused={g.paused} group={g.name} onDone={stats.reload} />
                 </span>
               </header>
+              {groupStats.data && <GroupStatsLine group={g.name} stats={statsOf.get(g.name)} />}
               <LearnedLimit group={g} now={Date.now()} onReset={stats.reload} />
               <GroupEditor
                 key={`${g.name}:${g.concurrency}:${JSON.stringify(g.rate)}:${g.burst}:${g.adaptive !== null}`}

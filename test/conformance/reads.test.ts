@@ -246,6 +246,7 @@ describe.each(backends)('reads on $name', (backend) => {
       failed: 0,
       throughput: 5 / 5,
       failureRate: 0,
+      avgMs: 30,
       p50Ms: 30,
       p95Ms: 50,
     });
@@ -256,6 +257,8 @@ describe.each(backends)('reads on $name', (backend) => {
       failureRate: 1,
     });
     expect(m.byGroup.map((r) => [r.key, r.finished, r.failureRate])).toEqual([['g', 6, 1 / 6]]);
+    // the failed http task ran 1000 ms, the five sleeps 150 ms between them
+    expect(m.byGroup[0]!.avgMs).toBeCloseTo(1150 / 6);
   });
 });
 

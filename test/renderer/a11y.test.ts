@@ -97,7 +97,15 @@ describe.skipIf(!hasChromium)('the dashboard under axe', () => {
     const found: string[] = [];
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      for (const screen of ['Overview', 'Tasks', 'Failures', 'Groups', 'Schedules', 'Settings'] as const) {
+      for (const screen of [
+        'Overview',
+        'Tasks',
+        'Failures',
+        'Groups',
+        'Workers',
+        'Schedules',
+        'Settings',
+      ] as const) {
         await go(page, screen);
         // audit the screen with its data, not its loading state
         await page

@@ -353,7 +353,7 @@ export function dashboardSession() {
 /** Opens one of the dashboard's screens from its navigation and waits until it is shown. */
 export async function go(
   page: Page,
-  screen: 'Overview' | 'Tasks' | 'Failures' | 'Groups' | 'Settings' | 'Schedules',
+  screen: 'Overview' | 'Tasks' | 'Failures' | 'Groups' | 'Workers' | 'Settings' | 'Schedules',
 ): Promise<void> {
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: screen }).click();
   await page.waitForFunction((title) => document.title === title, `Semaforo — ${screen}`);

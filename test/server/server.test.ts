@@ -66,6 +66,21 @@ describe('semaforo serve: the JSON API', () => {
     expect(JSON.parse(badUse.body).error.issues).toEqual([
       { path: 'uses', message: expect.stringMatching(/weight of cpu must be a whole number/) },
     ]);
+    expect(JSON.parse((await call('workers')).body).value).toEqual([]);
+    expect(JSON.parse((await call('groupStats')).body).value).toEqual([
+      {
+        group: 'default',
+        waiting: 1,
+        oldestWaitingSince: expect.any(Number),
+        finished: 0,
+        avgMs: null,
+        p95Ms: null,
+      },
+    ]);
+    expect((await call('groupStats', { windowMs: 1 })).status).toBe(400);
+    const extra = await call('workers', { host: 'x' });
+    expect(extra.status).toBe(400);
+    expect(JSON.parse(extra.body).error).toMatchObject({ name: 'ValidationError' });
     const missing = await call('getTask', { id: 99 });
     expect(missing.status).toBe(404);
     expect((await call('noSuchRequest')).status).toBe(404);

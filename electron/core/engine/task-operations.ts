@@ -15,6 +15,8 @@ import type {
   Task,
   TaskPage,
   TaskWithHistory,
+  WorkerLeases,
+  GroupStats,
 } from '../../../shared/domain.ts';
 import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
 import { LIMITS } from '../../../shared/limits.ts';
@@ -31,6 +33,7 @@ import { countByCause } from '../policy/cause-counts.ts';
 import type { BulkOutcome, NewTask } from '../store/task-store.ts';
 import { defaultTaskName } from '../policy/default-name.ts';
 import { BUCKET_MS, BUCKETS, seriesFrom } from '../policy/hour-series.ts';
+import { GROUP_STATS_WINDOW_MS, groupStatsOf } from '../policy/group-stats.ts';
 import type { EngineCore } from './core.ts';
 
 const DAY = 24 * 3600_000;
@@ -56,6 +59,10 @@ export interface TaskOperations {
   actOnMatching(request: BulkRequest): Promise<BulkOutcome>;
   /** The failed tasks per failure group (policy/cause-counts.ts). */
   failureCounts(): Promise<CauseCount[]>;
+  /** Who holds which leases, since when. */
+  workers(): Promise<WorkerLeases[]>;
+  /** Each group's oldest due waiting task and its last hour's run times (policy/group-stats.ts). */
+  groupStats(): Promise<GroupStats[]>;
   cancel(ids: readonly number[]): Promise<{ cancelled: number[]; requested: number[] }>;
   remove(ids: readonly number[]): Promise<number[]>;
   setPriority(id: number, priority: number): Promise<Task>;
@@ -163,6 +170,15 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
       return out.ids;
     },
     failureCounts: async () => countByCause(await store.failedByError()),
+    workers: () => store.leaseHolders(),
+    async groupStats() {
+      const now = clock.now();
+      const [waits, metrics] = await Promise.all([
+        store.oldestWaiting(now),
+        store.metrics(now, GROUP_STATS_WINDOW_MS),
+      ]);
+      return groupStatsOf(waits, metrics.byGroup);
+    },
     async actOnMatching({ action, filter, max, dryRun }) {
       const out = await store.actOnMatching(action, filter, clock.now(), { max, dryRun: dryRun ?? false });
       if (dryRun) return out;

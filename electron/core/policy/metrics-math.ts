@@ -52,6 +52,7 @@ export function summarise(
       failed,
       throughput: list.length / (windowMs / 1000),
       failureRate: done + failed > 0 ? failed / (done + failed) : 0,
+      avgMs: durations.length > 0 ? durations.reduce((a, b) => a + b, 0) / durations.length : null,
       p50Ms: percentile(durations, 0.5),
       p95Ms: percentile(durations, 0.95),
     };

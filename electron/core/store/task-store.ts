@@ -22,6 +22,7 @@ import type {
   Task,
   TaskPage,
   TaskWithHistory,
+  WorkerLeases,
 } from '../../../shared/domain.ts';
 import type { GateVerdict } from './gate-row.ts';
 import type { ScheduleStore } from './schedule-store.ts';
@@ -177,6 +178,15 @@ export interface FailedErrorCount {
   count: number;
 }
 
+/** A group's waiting tasks that are due (`oldestWaiting`). */
+export interface GroupWaiting {
+  group: string;
+  /** pending or retrying tasks whose run_at has come */
+  count: number;
+  /** the longest-due one's due time: the later of its enqueue and its run_at */
+  dueSince: number;
+}
+
 /** Tasks that finished in one bucket of `finishedSeries`. */
 export interface FinishedBucket {
   done: number;
@@ -265,6 +275,17 @@ export interface TaskStore {
    * the oldest also its start, the newest also any time after `now` (another host's clock).
    */
   finishedSeries(now: number, bucketMs: number, count: number): Promise<FinishedBucket[]>;
+  /**
+   * Every owner of a running task's lease with the tasks it holds (store/lease-holders.ts
+   * `byOwner`): the Workers screen and `semaforo workers`. A `run` waiting for its task holds a
+   * reservation, not a lease, and is not listed.
+   */
+  leaseHolders(): Promise<WorkerLeases[]>;
+  /**
+   * Per group with any, its waiting tasks that are due at `now` and the longest-due one's due
+   * time (a task delayed into the future is not waiting yet): the Groups screen's "oldest waiting".
+   */
+  oldestWaiting(now: number): Promise<GroupWaiting[]>;
   /**
    * Calls `listener` (coalesced) after another connection or process committed a change, so a
    * dispatcher or a read-only face learns of it without asking. Returns an unsubscribe.

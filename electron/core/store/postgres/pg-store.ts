@@ -15,7 +15,17 @@ import { actOnMatching } from './bulk-actions.ts';
 import { cancel, purgeFinished, remove, retry, setPriority } from './operator-actions.ts';
 import { measureClockOffset, offsetWarning } from './pg-clock.ts';
 import { settings, updateGroup, updateSettings } from './queue-settings.ts';
-import { failedByError, failedSince, finishedSeries, getTask, listTasks, metrics, stats } from './reads.ts';
+import {
+  failedByError,
+  failedSince,
+  finishedSeries,
+  getTask,
+  leaseHolders,
+  oldestWaiting,
+  listTasks,
+  metrics,
+  stats,
+} from './reads.ts';
 import { removeGate, setGate } from './gates.ts';
 import { removeResource, setResource } from './resources.ts';
 import { createPgScheduleStore } from './schedule-store.ts';
@@ -133,6 +143,8 @@ class PgTaskStore implements TaskStore {
   failedByError: TaskStore['failedByError'] = () => failedByError(this.db);
   finishedSeries: TaskStore['finishedSeries'] = (now, bucketMs, count) =>
     finishedSeries(this.db, now, bucketMs, count);
+  leaseHolders: TaskStore['leaseHolders'] = () => leaseHolders(this.db);
+  oldestWaiting: TaskStore['oldestWaiting'] = (now) => oldestWaiting(this.db, now);
 
   watch(listener: () => void): () => void {
     return this.listener.watch(listener);

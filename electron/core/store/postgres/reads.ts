@@ -13,13 +13,15 @@ import {
   type Task,
   type TaskPage,
   type TaskWithHistory,
+  type WorkerLeases,
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
-import type { FailedErrorCount, FinishedBucket } from '../task-store.ts';
+import type { FailedErrorCount, FinishedBucket, GroupWaiting } from '../task-store.ts';
+import { byOwner, LEASE_ROWS_SQL, type LeaseRow } from '../lease-holders.ts';
 import type { Db } from './db.ts';
 import { addCounts, readGroups, settings } from './queue-settings.ts';
-import { TEXT, TIME, orNull, rowChecker, toHistory, toTask } from './rows.ts';
+import { INT, TEXT, TIME, orNull, rowChecker, toHistory, toTask } from './rows.ts';
 import { filterConditions } from './task-filter-sql.ts';
 
 const FINISHED = new Set<string>(FINISHED_STATUSES);
@@ -225,5 +227,43 @@ export async function failedByError(db: Db): Promise<FailedErrorCount[]> {
     )
       throw new Error(`tasks: a failed (kind, error) count reads ${String(r.kind)}: ${String(r.n)}`);
     return { kind: r.kind, error: r.error as string | null, count: r.n as number };
+  });
+}
+
+const leaseRow = rowChecker<LeaseRow>('tasks', {
+  id: INT,
+  name: TEXT,
+  group_name: TEXT,
+  kind: TEXT,
+  started_at: orNull(TIME),
+  lease_owner: TEXT,
+  owner_host: orNull(TEXT),
+  owner_pid: orNull(INT),
+  lease_expires_at: orNull(TIME),
+});
+
+/** store contract `leaseHolders`: the running tasks' lease columns, grouped as SQLite groups them. */
+export async function leaseHolders(db: Db): Promise<WorkerLeases[]> {
+  const rows = await db.query<object>(LEASE_ROWS_SQL);
+  return byOwner(rows.map(leaseRow));
+}
+
+const waitingRow = rowChecker<{ group_name: string; n: number; since: number }>(
+  'tasks',
+  { group_name: TEXT, n: INT, since: TIME },
+  'group_name',
+);
+
+/** store contract `oldestWaiting`: grouped in SQL, one row per group with due waiting tasks. */
+export async function oldestWaiting(db: Db, now: number): Promise<GroupWaiting[]> {
+  const rows = await db.query<object>(
+    `SELECT group_name, count(*)::int AS n, min(greatest(created_at, run_at)) AS since FROM tasks
+     WHERE status IN ('pending', 'retrying') AND run_at <= $1 GROUP BY group_name
+     ORDER BY group_name COLLATE "C"`,
+    [Math.floor(now)],
+  );
+  return rows.map((row) => {
+    const r = waitingRow(row);
+    return { group: r.group_name, count: r.n, dueSince: r.since };
   });
 }

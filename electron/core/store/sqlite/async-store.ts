@@ -151,6 +151,9 @@ class AsyncSqliteStore implements TaskStore {
   finishedSeries: TaskStore['finishedSeries'] = (now, bucketMs, count) =>
     settle(() => this.s.finishedSeries(now, bucketMs, count), this.t);
 
+  leaseHolders: TaskStore['leaseHolders'] = () => settle(() => this.s.leaseHolders(), this.t);
+  oldestWaiting: TaskStore['oldestWaiting'] = (now) => settle(() => this.s.oldestWaiting(now), this.t);
+
   syncResults(): Promise<void> {
     if (this.file === undefined || !this.s.commits.waitsForDisk) return Promise.resolve();
     return syncWal(this.file).catch((err: unknown) => Promise.reject(this.t(err)));

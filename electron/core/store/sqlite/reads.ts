@@ -18,9 +18,11 @@ import {
   type TaskPage,
   type TaskStatus,
   type TaskWithHistory,
+  type WorkerLeases,
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
-import type { FailedErrorCount, FinishedBucket } from '../task-store.ts';
+import type { FailedErrorCount, FinishedBucket, GroupWaiting } from '../task-store.ts';
+import { byOwner, LEASE_ROWS_SQL, type LeaseRow } from '../lease-holders.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 import type { Intake } from './enqueue.ts';
 import { appliedRate, groupInfo, type StartWindow } from '../group-row.ts';
@@ -62,6 +64,7 @@ export class Reads {
   private readonly recentFailures: Statement<[number], TaskRow>;
   private readonly finishedSince: Statement<[number], FinishedRow>;
   private readonly failedErrors: Statement<[], { kind: string; error: string | null; n: number }>;
+  private readonly leaseRows: Statement<[], LeaseRow>;
   private readonly finishedBuckets: Statement<
     { now: number; bucketMs: number; count: number },
     { k: number; status: string; n: number }
@@ -109,6 +112,7 @@ export class Reads {
     this.failedErrors = db.prepare(
       "SELECT kind, error, count(*) AS n FROM tasks WHERE status = 'failed' GROUP BY kind, error",
     );
+    this.leaseRows = db.prepare(LEASE_ROWS_SQL);
     // Counted in SQL, per (bucket, status): the tasks' rows never leave the database. The
     // bucket is the floor of the age (CAST truncates; a negative age is clamped into 0).
     this.finishedBuckets = db.prepare(
@@ -131,6 +135,25 @@ export class Reads {
       if (r.status === 'done' || r.status === 'failed') out[r.k]![r.status] += r.n;
     }
     return out;
+  }
+
+  // Running tasks are never in the inbox (it holds new, pending ones), so `tasks` alone answers.
+  leaseHolders(): WorkerLeases[] {
+    return byOwner(this.leaseRows.all());
+  }
+
+  oldestWaiting(now: number): GroupWaiting[] {
+    const waiting = this.intake.takeInWaiting();
+    const from = waiting === null ? 'tasks' : `(SELECT * FROM main.tasks UNION ALL SELECT * FROM ${waiting})`;
+    return this.intake.readAsOne(waiting, () =>
+      this.db
+        .prepare<[number], { group_name: string; n: number; since: number }>(
+          `SELECT group_name, count(*) AS n, min(max(created_at, run_at)) AS since FROM ${from}
+           WHERE status IN ('pending', 'retrying') AND run_at <= ? GROUP BY group_name ORDER BY group_name`,
+        )
+        .all(now)
+        .map((r) => ({ group: r.group_name, count: r.n, dueSince: r.since })),
+    );
   }
 
   getTask(id: number): TaskWithHistory | null {

@@ -15,6 +15,7 @@ import type {
   Task,
   TaskPage,
   TaskWithHistory,
+  WorkerLeases,
 } from '../../../../shared/domain.ts';
 import type { GateUpdate, GroupUpdate, ListQuery, SettingsUpdate } from '../../../../shared/schemas.ts';
 import type { BulkAction, TaskFilter } from '../../../../shared/task-filter.ts';
@@ -23,6 +24,7 @@ import type {
   BulkOutcome,
   FailedErrorCount,
   FinishedBucket,
+  GroupWaiting,
   LeaseHolder,
   NewTask,
   RenewResult,
@@ -210,6 +212,14 @@ export class SqliteTaskStore implements SyncTaskStore {
 
   finishedSeries(now: number, bucketMs: number, count: number): FinishedBucket[] {
     return this.reads.finishedSeries(now, bucketMs, count);
+  }
+
+  leaseHolders(): WorkerLeases[] {
+    return this.reads.leaseHolders();
+  }
+
+  oldestWaiting(now: number): GroupWaiting[] {
+    return this.reads.oldestWaiting(now);
   }
 
   /** Changes when another connection commits (no disk read); one statement, prepared once. */
