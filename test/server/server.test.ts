@@ -70,7 +70,8 @@ describe('semaforo serve: the JSON API', () => {
     expect(JSON.parse((await call('groupStats')).body).value).toEqual([
       {
         group: 'default',
-        waiting: 1,
+        // the task enqueued above, and the one that uses named resources
+        waiting: 2,
         oldestWaitingSince: expect.any(Number),
         finished: 0,
         avgMs: null,
