@@ -89,7 +89,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   resource: {
     term: 'resource',
-    summary: 'named resources (a database, the CPUs): what tasks of any group share, with a capacity',
+    summary: 'named resources: what tasks of any group share (a database, the CPUs), each with a capacity',
     load: async (ctx) => (await import('./commands/resource.ts')).resourceCommand(ctx),
   },
   gate: {
