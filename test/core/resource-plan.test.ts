@@ -45,7 +45,16 @@ describe('named resources in the claim', () => {
     const p = plan({ cpu: 4, db: 1 }, { db: 1 });
     p.offer('g', 10, [cand(1, 'cpu:3'), cand(2, 'cpu,db'), cand(3, 'cpu'), cand(4, 'cpu'), cand(5, 'gpu')]);
     expect(p.choose().map((c) => c.id)).toEqual([1, 3]);
-    expect(p.passedOver).toEqual([2, 4, 5]);
+    // gpu has no capacity: task 5 can never start, so it counts no passes
+    expect(p.passedOver).toEqual([2, 4]);
+  });
+
+  it('lets no task that can never fit take the head of a line from a heavy one', () => {
+    const p = plan({ cpu: 4 }, { cpu: 3 });
+    p.offer('g', 10, [cand(1, 'cpu:5'), cand(2, 'cpu:4'), cand(3, 'cpu'), cand(4, 'cpu')]);
+    expect(p.choose().map((c) => c.id)).toEqual([3]);
+    // the heavy task heads the cpu line and counts its pass (before: the cpu:5 took it, for ever)
+    expect(p.passedOver).toEqual([2]);
   });
 
   it(`holds back a task's needs after ${RESERVE_AFTER_PASSES} passes, for those after it only`, () => {

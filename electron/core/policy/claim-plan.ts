@@ -217,9 +217,12 @@ export class ClaimPlan {
       if (uses.length > 0) {
         const short = ledger.short(uses);
         if (short.length > 0) {
-          // Counted as passed over only at the head of a line (resource-ledger.ts).
-          if (short.some((r) => !heads.has(r))) this.skipped.push(c.id);
-          for (const r of short) heads.add(r);
+          // Counted as passed over only at the head of a line (resource-ledger.ts). A task
+          // that can never fit heads no line: it would keep the one behind it from counting.
+          if (ledger.canEverFit(uses)) {
+            if (short.some((r) => !heads.has(r))) this.skipped.push(c.id);
+            for (const r of short) heads.add(r);
+          }
           ledger.reserve(uses, c.resource_waits ?? 0);
           continue;
         }
