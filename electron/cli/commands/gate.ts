@@ -96,7 +96,7 @@ export function gateCommand(ctx: CliContext): Command {
               v.closed
                 ? `closed: ${v.reason}`
                 : v.unavailable.length > 0
-                  ? `open (no ${v.unavailable.join(', ')})`
+                  ? `open (cannot read ${v.unavailable.join(', ')})`
                   : 'open',
             ]),
           ),

@@ -142,7 +142,9 @@ async function waitingWhy(engine: Engine, t: Task): Promise<string> {
     now: Date.now(),
     holder: t.reservedFor ?? undefined,
   });
-  return `waiting: ${why?.message ?? 'starting'}`;
+  const message = why?.message ?? 'starting';
+  // a gate's or a resource's reason already starts with "waiting"
+  return /^waiting\b/.test(message) ? message : `waiting: ${message}`;
 }
 
 function exitCodeOf(
