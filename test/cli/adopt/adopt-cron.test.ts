@@ -54,9 +54,10 @@ beforeAll(() => {
   if (add.status !== 0) throw new Error(`useradd: ${add.stderr}`);
   const put = spawnSync('/usr/bin/crontab', ['-u', USER, '-'], { input: CRONTAB, encoding: 'utf8' });
   if (put.status !== 0) throw new Error(`crontab: ${put.stderr}`);
-  // Our own daemon unless one runs already (it reads every user's crontab either way).
-  if (spawnSync('pgrep', ['-x', 'cron']).status !== 0)
-    daemon = spawn('/usr/sbin/cron', ['-f'], { stdio: 'ignore' });
+  // Our own daemon: where a live one runs already, ours exits at once on its pid file's lock and
+  // that one reads every user's crontab anyway. Asking pgrep first was not enough: a cron process
+  // that was ending (or a zombie) made the test start none, and no line ever ran.
+  daemon = spawn('/usr/sbin/cron', ['-f'], { stdio: 'ignore' });
 });
 
 afterAll(() => {
