@@ -52,11 +52,16 @@ export function claimGroupOf(g: ClaimGroupRow): ClaimGroup {
   const concurrency = isAdaptive(g)
     ? effectiveLimits(adaptiveState(g), adaptiveCaps(g)).concurrency
     : g.concurrency;
+  const rate = appliedRate(g);
+  const cap = isAdaptive(g) ? null : rateOf(g);
+  // where the applied rate is the plain window (a burst of the whole limit), checking it again
+  // would only count the same starts twice
+  const same = cap !== null && rate !== null && cap.limit === rate.limit && cap.periodMs === rate.periodMs;
   return {
     name: g.name,
     concurrency,
-    rate: appliedRate(g),
-    rateCap: isAdaptive(g) ? null : rateOf(g),
+    rate,
+    rateCap: same ? null : cap,
     // the start log is kept for the configured period, which `group list` counts
     keepStartsMs: g.rate_period_ms,
     paused: g.paused === true || g.paused === 1,
