@@ -120,6 +120,40 @@ describe('a worker without your handler folder', { timeout: 120_000 }, () => {
   });
 });
 
+describe('your handler modules', { timeout: 120_000 }, () => {
+  it('are imported (their code run) only by a command that runs tasks or names your kind', async () => {
+    const db = freshDb();
+    const handlers = path.join(path.dirname(db), 'handlers'); // the default folder
+    fs.mkdirSync(handlers, { mode: 0o700 });
+    const marker = path.join(path.dirname(db), 'imported-by');
+    fs.writeFileSync(
+      path.join(handlers, 'greet.mjs'),
+      "import fs from 'node:fs';\n" +
+        `fs.appendFileSync(${JSON.stringify(marker)}, process.argv.slice(2).join(' ') + '\\n');\n` +
+        "export default { kind: 'greet', description: 'says hi', run: async () => ({ hi: 1 }) };\n",
+      { mode: 0o600 },
+    );
+    const importers = () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim().split('\n') : []);
+    const shell = json<Task>(await cli(['--json', 'enqueue', '--', 'true'], { db }));
+    for (const [args, stdin] of [
+      [['enqueue', '--kind', 'sleep', '--payload', '{"ms":0}']],
+      [['enqueue', '--stdin'], '{"kind":"shell","payload":{"command":"true"}}\n'],
+      [['schedule', 'add', 'nightly', '--cron', '0 3 * * *', '--', 'true']],
+      [['show', String(shell.id)]],
+      [['cancel', String(shell.id)]],
+    ] as const)
+      expect((await cli(args, { db, stdin })).code, args.join(' ')).toBe(0);
+    expect(importers()).toEqual([]);
+    const greet = json<Task>(await cli(['--json', 'enqueue', '--kind', 'greet'], { db }));
+    expect(importers()).toEqual(['--json enqueue --kind greet']);
+    // show does not run it, and cannot tell whether some worker has it: it does not guess
+    expect((await cli(['show', String(greet.id)], { db })).stdout).not.toMatch(/for a worker that has kind/);
+    expect(importers()).toHaveLength(1);
+    expect((await cli(['work', '--drain'], { db })).code).toBe(0);
+    expect(importers()).toEqual(['--json enqueue --kind greet', 'work --drain']);
+  });
+});
+
 describe('a reader that closes the pipe early', { timeout: 120_000 }, () => {
   it('ends the CLI quietly with 141, as coreutils do, without a stack trace', async () => {
     const db = freshDb();

@@ -9,7 +9,7 @@ import { LIMITS } from '../../../shared/limits.ts';
 import { parseTaskSpec, parseTaskSpecs } from '../../../shared/task-spec-quick.ts';
 import type { CliContext } from '../context.ts';
 import { progressLine } from '../io.ts';
-import { loadKinds } from '../kinds.ts';
+import { loadKindsFor } from '../kinds.ts';
 import { readLines } from '../read-lines.ts';
 import {
   addTaskOptions,
@@ -35,11 +35,11 @@ Examples:
   cat specs.ndjson | semaforo enqueue --stdin     # {"kind":"shell","payload":{"command":"backup.sh"}} per line`,
   );
   return cmd.action(async (command: string[], opts: TaskOptions & { stdin?: boolean }) => {
-    const engine = await openWithKinds(ctx, cmd);
     if (opts.stdin) {
       if (command.length > 0)
         throw new ValidationError([{ path: '--stdin', message: 'cannot be combined with a command' }]);
       const { specs, lines } = await readSpecs(ctx);
+      const engine = await openWithKinds(ctx, cmd, specs);
       const results = await namingLines(lines, async () =>
         engine.enqueueMany(await parseTaskSpecs(specs.map(withCallerCwd))),
       );
@@ -48,8 +48,10 @@ Examples:
       );
       return;
     }
+    const spec = await namingOptions(TASK_OPTION_NAMES, () => taskSpecFrom(opts, command));
+    const engine = await openWithKinds(ctx, cmd, [spec]);
     const r = await namingOptions(TASK_OPTION_NAMES, async () =>
-      engine.enqueue(await parseTaskSpec(withCallerCwd(taskSpecFrom(opts, command)))),
+      engine.enqueue(await parseTaskSpec(withCallerCwd(spec))),
     );
     ctx.print(
       cmd,
@@ -113,8 +115,14 @@ async function readSpecs(ctx: CliContext): Promise<{ specs: unknown[]; lines: nu
   return { specs, lines };
 }
 
-/** Opens the engine with the user's kinds loaded too, so their payloads validate at enqueue. */
-async function openWithKinds(ctx: CliContext, cmd: Command) {
-  const { handlers } = await loadKinds(ctx, cmd);
+/**
+ * Opens the engine with the user's kinds loaded too when a spec names one, so its payload
+ * validates at enqueue; built-in kinds import none of the user's modules.
+ */
+async function openWithKinds(ctx: CliContext, cmd: Command, specs: readonly unknown[]) {
+  const kinds = specs.map((s) =>
+    typeof s === 'object' && s !== null ? (s as { kind?: unknown }).kind : null,
+  );
+  const { handlers } = await loadKindsFor(ctx, cmd, kinds);
   return ctx.engine(cmd, { userHandlers: handlers });
 }

@@ -12,7 +12,7 @@ import {
 } from '../../../shared/schemas.ts';
 import type { CliContext } from '../context.ts';
 import { relativeTime, table } from '../format.ts';
-import { loadKinds } from '../kinds.ts';
+import { loadKindsFor } from '../kinds.ts';
 import {
   addTaskOptions,
   duration,
@@ -197,7 +197,7 @@ log of \`semaforo work\` and \`serve\`, and as notifications in the tray app.`,
         enabled: !opts.paused,
         alarms: alarmsFrom(opts),
       };
-      const { handlers } = await loadKinds(ctx, add);
+      const { handlers } = await loadKindsFor(ctx, add, [task.kind]);
       const engine = await ctx.engine(add, { userHandlers: handlers });
       const s = await namingOptions(SCHEDULE_OPTION_NAMES, () =>
         engine.createSchedule(parseInput(scheduleSpecSchema, spec)),

@@ -7,7 +7,7 @@ import { SORT_FIELDS, listQuerySchema, parseInput, taskIdSchema } from '../../..
 import type { CliContext } from '../context.ts';
 import { statsText, taskDetail, taskTable } from '../format.ts';
 import { namingOptions, wholeNumber, type OptionNames } from '../task-options.ts';
-import { loadKinds } from '../kinds.ts';
+import { handlersDir, kindsKnownWithoutImport, loadKinds } from '../kinds.ts';
 import { whyWaiting } from '../../../shared/why-waiting.ts';
 
 function statusList(text: string | undefined): TaskStatus[] | undefined {
@@ -98,8 +98,7 @@ export function showCommand(ctx: CliContext): Command {
     .description('one task with its whole history (attempts, errors, output)')
     .argument('<id>', 'task id');
   return cmd.action(async (id: string) => {
-    const { handlers, dir } = await loadKinds(ctx, cmd);
-    const engine = await ctx.engine(cmd, { userHandlers: handlers });
+    const engine = await ctx.engine(cmd);
     const task = await engine.getTask(parseInput(taskIdSchema, intOption('id', id), 'id'));
     const now = Date.now();
     const waits = task.status === 'pending' || task.status === 'retrying';
@@ -109,7 +108,7 @@ export function showCommand(ctx: CliContext): Command {
       ? whyWaiting(task, {
           stats,
           now,
-          kinds: engine.registry.kinds(),
+          kinds: kindsKnownWithoutImport(ctx, cmd, task.kind),
           closedGates: closedGates(stats.gates),
         })
       : null;
@@ -117,7 +116,7 @@ export function showCommand(ctx: CliContext): Command {
       why === null
         ? ''
         : why.code === 'no-worker'
-          ? `\n  waiting    for a worker that has kind "${task.kind}" (none in ${dir}; start one with semaforo work --handlers DIR)`
+          ? `\n  waiting    for a worker that has kind "${task.kind}" (none in ${handlersDir(ctx, cmd)}; start one with semaforo work --handlers DIR)`
           : `\n  waiting    ${why.message}`;
     ctx.print(cmd, { ...task, waiting: why }, () => taskDetail(task, now).replace(/\n/, `${line}\n`));
   });
