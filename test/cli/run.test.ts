@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Task, TaskWithHistory } from '../../shared/domain.ts';
 import { exited, spawnNode, tempDir } from '../helpers.ts';
-import { BIN, cli, freshDb, json } from './cli-helpers.ts';
+import { BIN, cli, cliOnTty, freshDb, json } from './cli-helpers.ts';
 
 /** A command that records when it ran, says hello on stdout, and exits with `code`. */
 function timedCommand(log: string, label: string, code: number, ms = 300): string[] {
@@ -74,6 +74,39 @@ describe('semaforo run', () => {
     expect(t1.error).toMatch(/command not found: "semaforo-no-such-program-xyz"/);
     expect(t2.error).toMatch(/timed out after 200 ms/);
   });
+
+  it.skipIf(process.platform !== 'linux')(
+    'on a terminal, a timeout stops what the command started too, before the next attempt',
+    async () => {
+      const db = freshDb();
+      const pids = path.join(path.dirname(db), 'pids');
+      // The command starts a child in its own (the terminal's) process group that ignores
+      // SIGTERM and SIGHUP: only the attempt's tag finds it.
+      const stubborn = `process.on('SIGTERM', () => {}); process.on('SIGHUP', () => {}); require('node:fs').appendFileSync(${JSON.stringify(pids)}, process.pid + '\\n'); setInterval(() => {}, 1000);`;
+      const command = `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(stubborn)}], { stdio: 'ignore' }); setInterval(() => {}, 1000);`;
+      const r = await cliOnTty(
+        ['run', '--timeout', '3s', '--max-attempts', '2', '--', process.execPath, '-e', command],
+        db,
+      );
+      const left = fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+      const running = left.filter((pid) => {
+        let state: string;
+        try {
+          const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+          state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+        } catch {
+          return false; // gone
+        }
+        if (state === 'Z') return false; // ended, not yet collected by its new parent
+        process.kill(pid, 'SIGKILL');
+        return true;
+      });
+      expect(r.code, r.output).toBe(124);
+      // one per attempt that got as far (on a loaded machine the second may time out first)
+      expect(left.length, r.output).toBeGreaterThanOrEqual(1);
+      expect(running).toEqual([]);
+    },
+  );
 
   it('waits while the queue is paused, says why, then runs when it is resumed from another process', async () => {
     const db = freshDb();

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
 import { tempDir, testEngine, waitFor } from '../helpers.ts';
 import type { Engine } from '../../electron/core/engine.ts';
+import { canFindTagged } from '../../electron/core/handlers/attempt-tag.ts';
 
 const node = process.execPath;
 /** pids a test started indirectly (grandchildren); killed afterwards if a test failed midway */
@@ -45,13 +46,20 @@ const finished = (engine: Engine, id: number) =>
  * A script that starts a grandchild (which ignores SIGTERM, so only SIGKILL ends it), writes
  * "childPid grandchildPid" to `pidFile` once the grandchild is listening, then waits forever.
  */
-function treeScript(pidFile: string): string {
+/**
+ * A child that starts a grandchild ignoring SIGTERM; `setsid`: the grandchild leaves the process
+ * group (a session of its own, as `setsid cmd &` does); `exitCode`: the child then exits with it.
+ */
+function treeScript(pidFile: string, o: { setsid?: boolean; exitCode?: number } = {}): string {
   const grandchild = `process.on('SIGTERM', () => {}); process.stdout.write('ready'); setInterval(() => {}, 1000);`;
   return `
     const { spawn } = require('node:child_process');
     const fs = require('node:fs');
-    const g = spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: ['ignore', 'pipe', 'inherit'] });
-    g.stdout.once('data', () => fs.writeFileSync(${JSON.stringify(pidFile)}, process.pid + ' ' + g.pid));
+    const g = spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: ['ignore', 'pipe', 'ignore'], detached: ${o.setsid === true} });
+    g.stdout.once('data', () => {
+      fs.writeFileSync(${JSON.stringify(pidFile)}, process.pid + ' ' + g.pid);
+      ${o.exitCode === undefined ? '' : `g.stdout.destroy(); g.unref(); process.exit(${o.exitCode});`}
+    });
     setInterval(() => {}, 1000);
   `;
 }
@@ -246,6 +254,52 @@ describe('shell kind', () => {
     expect(alive(grandchild)).toBe(false);
     await engine.stop();
   });
+
+  it.skipIf(!canFindTagged)(
+    "on timeout also stops a setsid'ed grandchild before the retry can start",
+    async () => {
+      const pidFile = path.join(tempDir(), 'pids');
+      const engine = await testEngine();
+      engine.start();
+      const { task } = await engine.enqueue({
+        kind: 'shell',
+        maxAttempts: 1,
+        timeout: 3000,
+        payload: { command: node, args: ['-e', treeScript(pidFile, { setsid: true })] },
+      });
+      const [child, grandchild] = await pidsOf(pidFile);
+      const t = await finished(engine, task.id);
+      expect(t.error).toMatch(/timed out after 3000 ms/);
+      expect(alive(child)).toBe(false);
+      expect(alive(grandchild)).toBe(false);
+      await engine.stop();
+    },
+  );
+
+  it.skipIf(!canFindTagged)(
+    'a failed exit has what it left in the background stopped before a retry; a success does not',
+    async () => {
+      const engine = await testEngine();
+      engine.start();
+      const pids = async (exitCode: number) => {
+        const pidFile = path.join(tempDir(), 'pids');
+        const { task } = await engine.enqueue({
+          kind: 'shell',
+          maxAttempts: 1,
+          payload: { command: node, args: ['-e', treeScript(pidFile, { setsid: true, exitCode })] },
+        });
+        const [, grandchild] = await pidsOf(pidFile);
+        return { task: await finished(engine, task.id), grandchild };
+      };
+      const failed = await pids(3);
+      expect(failed.task.error).toMatch(/exited with code 3/);
+      expect(alive(failed.grandchild)).toBe(false);
+      const done = await pids(0);
+      expect(done.task.status).toBe('done');
+      expect(alive(done.grandchild)).toBe(true); // started on purpose: a success's is left alone
+      await engine.stop();
+    },
+  );
 
   it('cancelling a running task kills its process tree and ends it cancelled', async () => {
     const pidFile = path.join(tempDir(), 'pids');

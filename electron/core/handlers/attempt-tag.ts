@@ -25,8 +25,17 @@ export const canFindTagged = process.platform === 'linux' && fs.existsSync('/pro
  * Empty where the platform offers no way to read another process's environment.
  */
 export function findTagged(workerId: string): number[] {
+  return findByTag(`${workerId} `);
+}
+
+/** The pids of live processes of one attempt (its whole tag, `attemptTag`). */
+export function findAttempt(tag: string): number[] {
+  return findByTag(`${tag}\0`); // each environ entry ends with a NUL, the last one too
+}
+
+function findByTag(start: string): number[] {
   if (!canFindTagged) return [];
-  const needle = Buffer.from(`\0${ATTEMPT_TAG_VAR}=${workerId} `);
+  const needle = Buffer.from(`\0${ATTEMPT_TAG_VAR}=${start}`);
   const first = needle.subarray(1);
   const found: number[] = [];
   let entries: string[];
@@ -67,9 +76,18 @@ export function hasEnded(pid: number): boolean {
  * true once none is left, false if some survive SIGKILL for `killWaitMs` (stuck in the kernel,
  * or not ours to signal); the caller then keeps holding the tasks and tries again later.
  */
-export async function stopTagged(workerId: string, graceMs: number, killWaitMs = 2000): Promise<boolean> {
+export function stopTagged(workerId: string, graceMs: number, killWaitMs = 2000): Promise<boolean> {
+  return stopFound(() => findTagged(workerId), graceMs, killWaitMs);
+}
+
+/** As stopTagged, for what one attempt (`tag`) left: e.g. a setsid'ed grandchild at its timeout. */
+export function stopAttempt(tag: string, graceMs: number, killWaitMs = 2000): Promise<boolean> {
+  return stopFound(() => findAttempt(tag), graceMs, killWaitMs);
+}
+
+async function stopFound(find: () => number[], graceMs: number, killWaitMs: number): Promise<boolean> {
   const signalAll = (signal: NodeJS.Signals) => {
-    const pids = findTagged(workerId);
+    const pids = find();
     for (const pid of pids) {
       try {
         process.kill(pid, signal);
@@ -82,10 +100,10 @@ export async function stopTagged(workerId: string, graceMs: number, killWaitMs =
   if (signalAll('SIGTERM') === 0) return true;
   const pause = () => new Promise((resolve) => setTimeout(resolve, 25));
   for (const deadline = performance.now() + graceMs; performance.now() < deadline; await pause()) {
-    if (findTagged(workerId).length === 0) return true;
+    if (find().length === 0) return true;
   }
   for (const deadline = performance.now() + killWaitMs; performance.now() < deadline; await pause()) {
     if (signalAll('SIGKILL') === 0) return true;
   }
-  return findTagged(workerId).length === 0;
+  return find().length === 0;
 }

@@ -9,7 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { JsonValue } from '../../../shared/domain.ts';
 import { formatDuration } from '../../../shared/durations.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
-import { ATTEMPT_TAG_VAR, attemptTag } from './attempt-tag.ts';
+import { ATTEMPT_TAG_VAR, attemptTag, stopAttempt } from './attempt-tag.ts';
 import { dyingWithWorker } from './death-signal.ts';
 import { killTree, spawnsOwnGroup } from './process-tree.ts';
 import { LazyPayload } from './payload.ts';
@@ -132,11 +132,12 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
   if (p.cwd !== undefined && !fs.statSync(p.cwd, { throwIfNoEntry: false })?.isDirectory()) {
     throw new PermanentError(`cwd "${p.cwd}" is not an existing folder`);
   }
+  const tag = ctx.worker !== undefined ? attemptTag(ctx.worker, ctx.task.id, ctx.attempt) : null;
   const env = {
     ...process.env,
     ...p.env,
     // Last, so a payload cannot hide a process from the worker that must stop it.
-    ...(ctx.worker !== undefined && { [ATTEMPT_TAG_VAR]: attemptTag(ctx.worker, ctx.task.id, ctx.attempt) }),
+    ...(tag !== null && { [ATTEMPT_TAG_VAR]: tag }),
   };
   const [file, argv] = commandLine(p);
   // A command on the user's terminal (`semaforo run` typed by hand) stays in the terminal's
@@ -165,10 +166,17 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
   child.stderr?.on('data', (b: Buffer) => stderr.write(b));
   const ended = whenEnded(child, o.pipeGraceMs);
 
+  // What the attempt left behind: its group, then anything carrying its tag (a setsid'ed
+  // grandchild, or every descendant of a child on the user's terminal, which has no group of
+  // its own to signal).
+  const stopLeftovers = async () => {
+    if (ownGroup && child.pid !== undefined) await killTree(child.pid, o.killGraceMs);
+    if (tag !== null) await stopAttempt(tag, o.killGraceMs);
+  };
   let killing: Promise<void> | null = null;
   const onAbort = () => {
     if (child.pid === undefined || killing) return;
-    killing = ownGroup ? killTree(child.pid, o.killGraceMs) : killChild(child, o.killGraceMs);
+    killing = ownGroup ? stopLeftovers() : killChild(child, o.killGraceMs).then(stopLeftovers);
   };
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   let result: Ended;
@@ -179,8 +187,11 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
   }
-  // Settle only once the whole tree is gone, so a new attempt never overlaps the old one.
+  // Settle only once the whole tree is gone, so a new attempt never overlaps the old one. A
+  // failed exit may be retried, so what it left in the background goes too; a success's
+  // background processes are left alone (started on purpose, and nothing runs the task again).
   if (killing) await killing;
+  else if (result.code !== 0) await stopLeftovers();
   stdout.end();
   stderr.end();
   o.onExit?.(result.code, result.signal);
