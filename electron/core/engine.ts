@@ -66,8 +66,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   // Once per distinct message: a move that cannot be written is retried every second.
   let backgroundError = '';
   // Its tasks run as this user: refuse a queue file another user could have written.
+  // Its -wal or -journal too: SQLite replays one found beside the file into it at open, so one
+  // planted in a shared folder such as /tmp would rewrite the queue.
   if (!options.store && !/^(:|file:|[a-z][a-z0-9+.-]*:\/\/)/i.test(options.file!))
-    assertTrusted(options.file!, 'queue file');
+    for (const suffix of ['', '-wal', '-shm', '-journal'])
+      assertTrusted(options.file! + suffix, suffix ? `queue's ${suffix} file` : 'queue file');
   const store =
     options.store ??
     (await openStore(options.file!, {

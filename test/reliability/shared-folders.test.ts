@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, freshDb } from '../cli/cli-helpers.ts';
+import { cli, freshDb, json } from '../cli/cli-helpers.ts';
 
 const OTHER = `semaforo-other-${process.pid}`;
 
@@ -93,6 +93,27 @@ describe.skipIf(!posix)('files another user could have written are refused', () 
       new RegExp(`refusing the queue file .*: it is owned by another user \\(uid ${other}\\)`),
     );
   });
+
+  it.skipIf(other === null)(
+    "the queue's -wal or -journal of another user (SQLite would replay it)",
+    async () => {
+      const db = freshDb();
+      expect((await cli(['enqueue', '--', 'true'], { db })).code).toBe(0);
+      for (const suffix of ['-wal', '-journal']) {
+        fs.writeFileSync(db + suffix, 'planted');
+        fs.chownSync(db + suffix, other!, other!);
+        const r = await cli(['list'], { db });
+        expect([r.code, r.stderr.trim()]).toEqual([
+          1,
+          expect.stringMatching(
+            new RegExp(`refusing the queue's ${suffix} file .*${suffix}: it is owned by another user`),
+          ),
+        ]);
+        fs.rmSync(db + suffix);
+      }
+      expect(json<unknown[]>(await cli(['--json', 'list'], { db }))).toHaveLength(1);
+    },
+  );
 
   it.skipIf(other === null)('a handler module of another user is not imported', async () => {
     const db = freshDb();
