@@ -304,6 +304,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if ((req.headersDistinct.authorization?.length ?? 0) > 1)
         return sendError(res, new HttpError(400, 'more than one Authorization header'));
       const isEvents = url.pathname === '/api/events';
+      if (isEvents && url.searchParams.getAll('token').length > 1)
+        return sendError(res, new HttpError(400, 'more than one token parameter'));
       const given = isEvents ? url.searchParams.get('token') : bearerOf(req.headers.authorization);
       // The dashboard's session cookie stands for the token (session.ts); API clients send the token.
       const hasSession = given === null && sessionMatches(req.headers.cookie, port, guard.token);

@@ -55,6 +55,15 @@ describe('request targets and headers', () => {
     expect((await engine.listTasks()).total).toBe(0);
   });
 
+  it('refuses the event stream with two token parameters, whichever comes first', async () => {
+    const { server, host } = await serve();
+    for (const query of [`token=${server.token}&token=wrong`, `token=wrong&token=${server.token}`]) {
+      const r = await rawRequest(server.port, `GET /api/events?${query} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+      expect(r.status).toBe(400);
+      expect(errorOf(r.body).message).toBe('more than one token parameter');
+    }
+  });
+
   it('does not echo a long argument back whole', async () => {
     const { server, host } = await serve();
     const headers = { host, authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
