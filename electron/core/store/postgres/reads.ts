@@ -74,6 +74,7 @@ export async function listTasks(db: Db, q: ListQuery): Promise<TaskPage> {
     counted.push(f.group);
   }
   if (f.kind !== null) where.push(f.kind);
+  if (f.schedule !== null) where.push(f.schedule);
   if (f.search !== null) where.push(f.search);
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const sort = SORT_COLUMNS[q.sort ?? 'createdAt'];
@@ -85,7 +86,7 @@ export async function listTasks(db: Db, q: ListQuery): Promise<TaskPage> {
   // By status and group only, the counts (exact, kept in the same transaction as every change)
   // give the total without counting the tasks: a scan of every pending task otherwise.
   const total =
-    q.kind || q.search
+    q.kind || q.search || q.schedule !== undefined
       ? `SELECT count(*) AS total FROM tasks ${clause}`
       : `SELECT coalesce(sum(n), 0)::bigint AS total FROM counts${counted.length ? ` WHERE ${counted.join(' AND ')}` : ''}`;
   // The page and the total in one snapshot; a page past the end still carries the total.
