@@ -59,6 +59,7 @@ describe.skipIf(!hasChromium)("a schedule's words, recent runs and tasks", () =>
     await waitForText(page.getByTestId('task-total'), '3 matches');
     const grid = page.getByRole('grid', { name: 'Tasks' });
     expect(await grid.locator('[data-task-id]').count()).toBe(3);
+    await screenshot(page, 'schedule-tasks');
     await filters.getByRole('button', { name: /Show tasks of every schedule/ }).click();
     await waitForText(page.getByTestId('task-total'), '4 tasks');
   });
