@@ -152,6 +152,10 @@ function Shell({ connection }: { connection?: ConnectionSignal }) {
         <SchedulesScreen
           openTaskId={route.taskId}
           openTask={openTaskById}
+          showTasks={(sc) => {
+            setFilters({ ...NO_FILTERS, schedule: { id: sc.id, name: sc.name } });
+            navigate({ screen: 'tasks', taskId: null });
+          }}
           newSchedule={() => navigate({ screen: 'new-schedule', taskId: null })}
           editSchedule={(name) => navigate({ screen: 'edit-schedule', taskId: null, schedule: name })}
         />

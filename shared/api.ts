@@ -12,7 +12,7 @@ import type { QueueInfo } from './queue-place.ts';
 import type {
   EnqueueResult,
   GroupInfo,
-  HourSeries,
+  ThroughputSeries,
   KindInfo,
   Metrics,
   QueueSettings,
@@ -24,6 +24,7 @@ import type {
   WorkerLeases,
   GroupStats,
 } from './domain.ts';
+import { SERIES_RANGES } from './domain.ts';
 import {
   groupNameSchema,
   groupUpdateSchema,
@@ -61,8 +62,10 @@ export const requestSchemas = {
         .optional(),
     })
     .optional(),
-  /** the Overview's charts: the last hour in 5-minute buckets, in one request */
-  hourSeries: nothing,
+  /** the Overview's charts: the last hour (default), day or week, in total and per group, in one request */
+  throughputSeries: z
+    .strictObject({ range: z.enum(SERIES_RANGES, { error: 'must be "1h", "24h" or "7d"' }).optional() })
+    .optional(),
   listTasks: listQuerySchema.optional(),
   getTask: z.strictObject({ id: taskIdSchema }),
   enqueue: taskSpecSchema,
@@ -104,7 +107,7 @@ export const requestSchemas = {
 export interface ApiOutputs {
   stats: Stats;
   metrics: Metrics;
-  hourSeries: HourSeries;
+  throughputSeries: ThroughputSeries;
   listTasks: TaskPage;
   getTask: TaskWithHistory;
   enqueue: EnqueueResult;

@@ -267,16 +267,30 @@ export interface Metrics {
   byGroup: MetricsRow[];
 }
 
-/** The Overview's last hour in 5-minute buckets, oldest first (electron/core/policy/hour-series.ts). */
-export interface HourSeries {
-  /** bucket end times, epoch seconds (the chart's x axis) */
-  times: number[];
-  /** tasks finished (done or failed) per minute in each bucket */
-  perMinute: number[];
+/** The spans the Overview's charts show: the last hour, day or week. */
+export const SERIES_RANGES = ['1h', '24h', '7d'] as const;
+export type SeriesRange = (typeof SERIES_RANGES)[number];
+
+/** One line of a chart: throughput and failure rate per bucket, oldest first. */
+export interface SeriesLine {
+  /** tasks finished (done or failed) per `per` in each bucket */
+  rate: number[];
   /** failed / (done + failed) in percent, null where nothing finished */
   failurePercent: (number | null)[];
   finished: number;
   failed: number;
+}
+
+/** The Overview's charts over a range, in total and per group (electron/core/policy/throughput-series.ts). */
+export interface ThroughputSeries extends SeriesLine {
+  range: SeriesRange;
+  bucketMs: number;
+  /** what `rate` counts per: a minute over the last hour, an hour over a day or a week */
+  per: 'minute' | 'hour';
+  /** bucket end times, epoch seconds (the chart's x axis) */
+  times: number[];
+  /** each group that finished any in the range, the most finished first */
+  groups: (SeriesLine & { group: string })[];
 }
 
 /** A group's waits and durations, for the Groups screen (electron/core/policy/group-stats.ts). */

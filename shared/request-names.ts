@@ -6,7 +6,7 @@
 export const REQUEST_NAMES = [
   'stats',
   'metrics',
-  'hourSeries',
+  'throughputSeries',
   'listTasks',
   'getTask',
   'enqueue',

@@ -293,6 +293,8 @@ export const listQuerySchema = z.strictObject({
     .optional(),
   group: groupNameSchema.optional(),
   kind: kindSchema.optional(),
+  /** the tasks a schedule enqueued (its id) */
+  schedule: intIn(1, Number.MAX_SAFE_INTEGER).optional(),
   /** case-insensitive substring of the name, error, payload or any attempt's output, or the id */
   search: z.string().max(200, { error: 'must be at most 200 characters' }).optional(),
   sort: z.enum(SORT_FIELDS).optional(),

@@ -11,7 +11,7 @@ export const BULK_ACTIONS = ['retry', 'cancel', 'remove'] as const;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
 
 export const taskFilterSchema = listQuerySchema
-  .pick({ status: true, group: true, kind: true, search: true })
+  .pick({ status: true, group: true, kind: true, schedule: true, search: true })
   .extend({
     /** a failure group: `failureKey(kind, failureCause(error))` of shared/failure-cause.ts */
     cause: z.string().min(1).max(2000, { error: 'must be at most 2000 characters' }).optional(),

@@ -28,7 +28,7 @@ export function createQueueService(engine: Engine): QueueService {
   return {
     stats: (i) => engine.stats(i?.recentFailures),
     metrics: (i) => engine.metrics(i?.windowMs),
-    hourSeries: () => engine.hourSeries(),
+    throughputSeries: (i) => engine.throughputSeries(i?.range),
     listTasks: (i) => engine.listTasks(i ?? {}),
     getTask: (i) => engine.getTask(i.id),
     enqueue: (i) => engine.enqueue(i),

@@ -1,5 +1,5 @@
 /**
- * A small uPlot chart of one series over the last hour. uPlot draws to a canvas, so the chart
+ * A small uPlot chart of one series over time (an hour, a day or a week). uPlot draws to a canvas, so the chart
  * also carries a text summary as its accessible name; colours come from the theme's variables.
  */
 import { useEffect, useRef } from 'react';
@@ -17,13 +17,15 @@ export interface HourChartProps {
   colorVar: string;
   max?: number;
   summary: string;
+  /** the x axis spans days: its labels name the weekday */
+  days?: boolean;
 }
 
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 }
 
-function options(p: HourChartProps, width: number): uPlot.Options {
+function options(p: HourChartProps, width: number, now: { current: HourChartProps }): uPlot.Options {
   const line = cssVar(p.colorVar);
   const grid = cssVar('--border');
   const text = cssVar('--muted');
@@ -38,14 +40,19 @@ function options(p: HourChartProps, width: number): uPlot.Options {
       {
         ...axis,
         values: (_u, ticks) =>
-          ticks.map((t) => new Date(t * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })),
+          ticks.map((t) =>
+            // Read when drawn: the range can change under a built chart. Over a week, the day.
+            now.current.days
+              ? new Date(t * 1000).toLocaleDateString([], { weekday: 'short' })
+              : new Date(t * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }),
+          ),
       },
       {
         ...axis,
         values: (_u, ticks) => ticks.map((t) => `${axisNumber(t)}${p.unit}`),
         // As wide as the longest label needs, so none is cut to its last digits.
         size: (_u, values) =>
-          Math.max(40, 14 + 7 * Math.max(0, ...(values ?? []).map((v) => String(v).length))),
+          Math.max(40, 14 + 8 * Math.max(0, ...(values ?? []).map((v) => String(v).length))),
       },
     ],
     series: [
@@ -73,7 +80,7 @@ export function HourChart(props: HourChartProps) {
     const build = () => {
       plot.current?.destroy();
       const p = latest.current;
-      plot.current = new uPlot(options(p, el.clientWidth || 300), [p.times, p.values], el);
+      plot.current = new uPlot(options(p, el.clientWidth || 300, latest), [p.times, p.values], el);
     };
     build();
     const resize = new ResizeObserver(() =>

@@ -4,7 +4,9 @@ import { formatDuration } from '../../shared/durations.ts';
 import { dateTimeIn, formatCount, relativeTime } from '../state/format.ts';
 import { recurrenceText, zoneOf } from '../state/schedule-form.ts';
 import type { ScheduleActions } from '../state/schedule-actions.ts';
+import { describeCron } from '../../shared/cron-describe.ts';
 import { RelativeTime } from './RelativeTime.tsx';
+import { ScheduleRuns } from './ScheduleRuns.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 
 /** Active or paused, as symbol + word in its colour. */
@@ -33,6 +35,17 @@ function NextDue({ s, now }: { s: Schedule; now: number }) {
       </time>{' '}
       <span className="muted">({dateTimeIn(s.nextDueAt, undefined, s.everyMs !== null)})</span>
     </>
+  );
+}
+
+/** The recurrence in words where it has common shape ("every day at 03:00"), and as written. */
+function When({ s }: { s: Schedule }) {
+  const words = s.cron !== null ? describeCron(s.cron) : null;
+  if (!words) return <span className="schedule-when mono">{recurrenceText(s)}</span>;
+  return (
+    <span className="schedule-when">
+      {words} <span className="mono muted">{recurrenceText(s)}</span>
+    </span>
   );
 }
 
@@ -80,10 +93,11 @@ export function ScheduleRow(props: {
   openTaskId: number | null;
   actions: ScheduleActions;
   onOpenTask(id: number): void;
+  onShowTasks(schedule: Schedule): void;
   onEdit(name: string): void;
   onChanged(): void;
 }) {
-  const { schedule: s, now, openTaskId, actions, onOpenTask, onEdit, onChanged } = props;
+  const { schedule: s, now, openTaskId, actions, onOpenTask, onShowTasks, onEdit, onChanged } = props;
   const [busy, setBusy] = useState(false);
   const act = async (run: () => Promise<unknown>) => {
     setBusy(true);
@@ -120,7 +134,7 @@ export function ScheduleRow(props: {
         <span className="schedule-name" id={titleId}>
           {s.name}
         </span>
-        <span className="schedule-when mono">{recurrenceText(s)}</span>
+        <When s={s} />
       </div>
       <HealthNote s={s} />
       <div className="schedule-actions" role="group" aria-label={`Actions for schedule ${s.name}`}>
@@ -179,6 +193,12 @@ export function ScheduleRow(props: {
                   ))}
               </>
             )}
+          </dd>
+        </div>
+        <div>
+          <dt>Recent runs</dt>
+          <dd data-testid="recent-runs">
+            <ScheduleRuns schedule={s} onOpenTask={onOpenTask} onShowTasks={onShowTasks} />
           </dd>
         </div>
         <div>

@@ -95,6 +95,19 @@ export function TaskFiltersBar(props: {
           ))}
         </select>
       </label>
+      {filters.schedule && (
+        <span className="chip on schedule-filter">
+          Schedule {filters.schedule.name}
+          <button
+            type="button"
+            className="link"
+            aria-label={`Show tasks of every schedule, not only ${filters.schedule.name}`}
+            onClick={() => onChange({ ...filters, schedule: null })}
+          >
+            ✕
+          </button>
+        </span>
+      )}
       <label className="inline-field">
         <span>Sort</span>
         <select

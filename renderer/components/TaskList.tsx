@@ -23,6 +23,8 @@ export interface TaskListProps {
   onOpen(task: Task): void;
   onRetry(tasks: Task[]): void;
   onDelete(tasks: Task[]): void;
+  /** Ctrl+A, with the rows loaded now: selects every task that matches, not only these */
+  onSelectAll(loaded: Task[]): void;
   /** Escape with nothing selected (closes the detail panel) */
   onEscape(): void;
   /** bumps when the query changes, to scroll back to the top */
@@ -45,6 +47,7 @@ export function TaskList(props: TaskListProps) {
     onOpen,
     onRetry,
     onDelete,
+    onSelectAll,
     onEscape,
     resetKey,
   } = props;
@@ -147,7 +150,7 @@ export function TaskList(props: TaskListProps) {
       case 'a': {
         if (!mod) return;
         const loaded = items.map((i) => pages.rowAt(i.index)).filter((t): t is Task => t !== undefined);
-        selection.setMany(loaded, true);
+        onSelectAll(loaded);
         break;
       }
       case 'r':

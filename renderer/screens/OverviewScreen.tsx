@@ -99,8 +99,8 @@ export function OverviewScreen(props: {
           <RunningList now={now} openTask={openTask} />
         </section>
         <section aria-labelledby="charts-title" className="panel">
-          <h2 id="charts-title">Last hour</h2>
-          <ChunkBoundary loading="Loading the last hour…" what="the charts">
+          <h2 id="charts-title">Throughput and failures</h2>
+          <ChunkBoundary loading="Loading the charts…" what="the charts">
             <ThroughputCharts />
           </ChunkBoundary>
         </section>

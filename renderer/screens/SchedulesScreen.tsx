@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import type { Schedule } from '../../shared/domain.ts';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorState } from '../components/ErrorState.tsx';
 import { LoadingState } from '../components/LoadingState.tsx';
@@ -16,10 +17,12 @@ const AFTER_DUE_MS = 1500;
 export function SchedulesScreen(props: {
   openTaskId: number | null;
   openTask(id: number): void;
+  /** the Tasks screen, filtered to this schedule's tasks */
+  showTasks(schedule: Schedule): void;
   newSchedule(): void;
   editSchedule(name: string): void;
 }) {
-  const { openTaskId, openTask, newSchedule, editSchedule } = props;
+  const { openTaskId, openTask, showTasks, newSchedule, editSchedule } = props;
   const q = useQuery((api) => api.listSchedules({}), [], { minIntervalMs: 500 });
   const actions = useScheduleActions();
   const now = useNow(5000);
@@ -66,6 +69,7 @@ export function SchedulesScreen(props: {
               openTaskId={openTaskId}
               actions={actions}
               onOpenTask={openTask}
+              onShowTasks={showTasks}
               onEdit={editSchedule}
               onChanged={q.reload}
             />

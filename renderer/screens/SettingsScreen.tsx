@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../shared/api-client.ts';
 import type { QueueSettings } from '../../shared/domain.ts';
 import { LIMITS } from '../../shared/limits.ts';
+import { AlertsForm, DurabilityForm } from '../components/AlertsSettings.tsx';
 import { ErrorState } from '../components/ErrorState.tsx';
 import { describedBy, Field } from '../components/Field.tsx';
 import { LoadingState } from '../components/LoadingState.tsx';
@@ -34,6 +35,12 @@ export function SettingsScreen() {
           {place.data && <p className="queue-place">Stored in: {describeQueue(place.data)}</p>}
         </section>
         <SettingsForm key={`${s.globalConcurrency}:${s.retentionDays}`} settings={s} onSaved={stats.reload} />
+        <AlertsForm
+          key={JSON.stringify([s.notifications, s.failureWebhook])}
+          settings={s}
+          onSaved={stats.reload}
+        />
+        <DurabilityForm key={s.durability} settings={s} onSaved={stats.reload} />
       </>
     );
   }

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Task } from '../../shared/domain.ts';
 import { BulkBar } from '../components/BulkBar.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
@@ -29,7 +29,7 @@ export function TasksScreen(props: {
   const { filters, setFilters, openTaskId, openTask, closeTask, newTask } = props;
   const query = toListQuery(filters);
   const pages = useTaskPages(query);
-  const selection = useSelection();
+  const picked = useSelection();
   const actions = useTaskActions();
   const stats = useStats();
   const kinds = useQuery((api) => api.kinds({}), [], { live: false, refreshMs: 0 });
@@ -45,8 +45,35 @@ export function TasksScreen(props: {
     setActive(0);
     setAllMatching(false);
   }, [resetKey]);
-  // A row ticked or unticked by hand means a choice of rows again, not "all that match".
-  useEffect(() => setAllMatching(false), [selection.size]);
+  // A row ticked or unticked by hand means a choice of rows again, not "all that match"; while all
+  // match, every row shows as selected, also the ones loaded later.
+  const selection = useMemo(
+    () => ({
+      ...picked,
+      has: (id: number) => allMatching || picked.has(id),
+      toggle: (t: Task) => {
+        setAllMatching(false);
+        picked.toggle(t);
+      },
+      setMany: (ts: readonly Task[], on: boolean) => {
+        setAllMatching(false);
+        picked.setMany(ts, on);
+      },
+      clear: () => {
+        setAllMatching(false);
+        picked.clear();
+      },
+    }),
+    [picked, allMatching],
+  );
+  // Ctrl+A means all that match, as "Select all N matching" does, not the rows that happen to be loaded.
+  const selectAll = useCallback(
+    (loaded: Task[]) => {
+      picked.setMany(loaded, true);
+      setAllMatching(true);
+    },
+    [picked],
+  );
 
   // `/` focuses the search from anywhere on this screen (DESIGN-UI keyboard).
   useEffect(() => {
@@ -75,10 +102,7 @@ export function TasksScreen(props: {
     async (tasks: Task[]) => after(await actions.remove(tasks), true),
     [actions, after],
   );
-  const clear = useCallback(() => {
-    selection.clear();
-    setAllMatching(false);
-  }, [selection]);
+  const clear = useCallback(() => selection.clear(), [selection]);
   const bulk = async (action: BulkAction, onSelected: (tasks: Task[]) => Promise<void>) => {
     if (!allMatching) return onSelected(selection.tasks());
     const { sort: _sort, order: _order, ...filter } = query;
@@ -140,6 +164,7 @@ export function TasksScreen(props: {
         // R and Delete act on what the bar says is selected: all that match, once chosen.
         onRetry={(tasks) => (allMatching ? bulk('retry', retry) : retry(tasks))}
         onDelete={(tasks) => (allMatching ? bulk('remove', remove) : remove(tasks))}
+        onSelectAll={selectAll}
         onEscape={closeTask}
         resetKey={resetKey}
       />
@@ -169,7 +194,7 @@ export function TasksScreen(props: {
         searchRef={searchRef}
       />
       <BulkBar
-        count={selection.size}
+        count={picked.size}
         total={total ?? 0}
         allMatching={allMatching}
         onSelectAllMatching={() => setAllMatching(true)}
@@ -186,8 +211,8 @@ export function TasksScreen(props: {
       {body}
       {total !== undefined && total > 0 && (
         <p className="keys-hint muted">
-          ↑↓ move · Enter opens · Space selects · R retries · Delete deletes · / searches ·{' '}
-          {formatCount(total)} rows
+          ↑↓ move · Enter opens · Space selects · Ctrl+A selects all · R retries · Delete deletes · / searches
+          · {formatCount(total)} rows
         </p>
       )}
     </div>

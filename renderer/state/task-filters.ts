@@ -9,6 +9,8 @@ export interface TaskFilters {
   status: TaskStatus[];
   group: string;
   kind: string;
+  /** the tasks one schedule enqueued (its name shown, its id asked for); null: any */
+  schedule: { id: number; name: string } | null;
   search: string;
   sort: SortField;
   order: 'asc' | 'desc';
@@ -18,13 +20,16 @@ export const NO_FILTERS: TaskFilters = {
   status: [],
   group: '',
   kind: '',
+  schedule: null,
   search: '',
   sort: 'createdAt',
   order: 'desc',
 };
 
 export function isFiltered(f: TaskFilters): boolean {
-  return f.status.length > 0 || f.group !== '' || f.kind !== '' || f.search.trim() !== '';
+  return (
+    f.status.length > 0 || f.group !== '' || f.kind !== '' || f.schedule !== null || f.search.trim() !== ''
+  );
 }
 
 export function toListQuery(f: TaskFilters): NonNullable<ApiInput<'listTasks'>> {
@@ -32,6 +37,7 @@ export function toListQuery(f: TaskFilters): NonNullable<ApiInput<'listTasks'>> 
   if (f.status.length) q.status = f.status;
   if (f.group) q.group = f.group;
   if (f.kind) q.kind = f.kind;
+  if (f.schedule) q.schedule = f.schedule.id;
   if (f.search.trim()) q.search = f.search.trim();
   return q;
 }

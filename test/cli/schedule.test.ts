@@ -65,6 +65,20 @@ describe('semaforo schedule', { timeout: 120_000 }, () => {
     expect(json<Task>(await cli(['--json', 'show', String(task.id)], { db })).status).toBe('pending');
   });
 
+  it("lists one schedule's tasks with list --schedule, and names an unknown schedule", async () => {
+    const db = freshDb();
+    for (const name of ['nightly', 'hourly'])
+      await cli(['schedule', 'add', name, '--cron', '0 3 * * *', '--', 'echo', name], { db });
+    const a = json<Task>(await cli(['--json', 'schedule', 'run-now', 'nightly'], { db }));
+    await cli(['schedule', 'run-now', 'hourly'], { db });
+    const b = json<Task>(await cli(['--json', 'schedule', 'run-now', 'nightly'], { db }));
+    const listed = json<Task[]>(await cli(['--json', 'list', '--schedule', 'nightly'], { db }));
+    expect(listed.map((t) => t.id)).toEqual([b.id, a.id]);
+    const missing = await cli(['list', '--schedule', 'weekly'], { db });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/weekly/);
+  });
+
   it('refuses invalid expressions and options with one line naming the option, and writes nothing', async () => {
     const db = freshDb();
     const cases: [string[], RegExp][] = [

@@ -263,29 +263,43 @@ describe.each(backends)('reads on $name', (backend) => {
 });
 
 describe.each(backends)('the finished series on $name', (backend) => {
-  it('counts done and failed tasks per bucket, newest first, in one read', async () => {
+  it('counts done and failed tasks per bucket and per group, newest first, in one read', async () => {
     const { store } = await freshQueue(backend);
-    /** one task finished at `at` (claimed just before) */
-    const finishAt = async (at: number, ok = true) => {
-      await store.enqueue([task()], at - 1);
+    /** one task of `group` finished at `at` (claimed just before) */
+    const finishAt = async (at: number, ok = true, group = 'default') => {
+      await store.enqueue([task({ group })], at - 1);
       const [c] = await claim(store, A, 1, at - 1);
       await finish(store, A, at, ok ? done(c!) : ended(c!, 'failed', 'failed'));
     };
     // now 1000, buckets of 100: (900, 1000] and later, (800, 900], [700, 800]
     for (const at of [699, 700, 750, 850, 900, 950, 1000, 1005]) await finishAt(at, at !== 750);
-    await finishAt(720, false);
+    await finishAt(720, false, 'billing');
+    await finishAt(960, true, 'billing');
     // a cancelled task ended too, but it is neither done nor failed
-    const [cancelled] = await store.enqueue([task()], 800);
+    const [cancelled] = await store.enqueue([task({ group: 'billing' })], 800);
     await store.cancel([cancelled!.task.id], 960);
+    const counts = (done: number, failed: number) => ({ done, failed });
     expect(await store.finishedSeries(1000, 100, 3)).toEqual([
-      { done: 3, failed: 0 },
-      { done: 2, failed: 0 },
-      { done: 1, failed: 2 },
+      {
+        ...counts(4, 0),
+        groups: new Map([
+          ['default', counts(3, 0)],
+          ['billing', counts(1, 0)],
+        ]),
+      },
+      { ...counts(2, 0), groups: new Map([['default', counts(2, 0)]]) },
+      {
+        ...counts(1, 2),
+        groups: new Map([
+          ['default', counts(1, 1)],
+          ['billing', counts(0, 1)],
+        ]),
+      },
     ]);
     // A window with nothing in it has every bucket at zero.
     expect(await store.finishedSeries(100_000, 100, 2)).toEqual([
-      { done: 0, failed: 0 },
-      { done: 0, failed: 0 },
+      { done: 0, failed: 0, groups: new Map() },
+      { done: 0, failed: 0, groups: new Map() },
     ]);
   });
 });

@@ -6,6 +6,7 @@ import { NO_ALARMS } from '../../shared/schedule-alarms.ts';
 import type { NewSchedule } from '../../electron/core/store/schedule-store.ts';
 import { exited, spawnNode } from '../helpers.ts';
 import { A, backends, claim, done, finish, freshQueue, type Store } from './harness.ts';
+import { task } from './shapes.ts';
 import { runScheduler } from './racers.ts';
 
 const RACER = path.join(import.meta.dirname, 'fixtures', 'racer.ts');
@@ -161,6 +162,25 @@ describe.each(backends)('schedules on $name', (backend) => {
     const now = T0 + 11 * MIN;
     await store.schedules.fireDue(now, (x, active) => (seen.push(active), planFires(x, now, active)));
     expect(seen).toEqual([true]);
+  });
+
+  it("lists and acts on one schedule's tasks by the schedule filter, newest first", async () => {
+    const { store } = await freshQueue(backend);
+    const hourly = await store.schedules.create(schedule(), T0);
+    const nightly = await store.schedules.create(schedule({ name: 'nightly' }), T0);
+    const first = await store.schedules.runNow('hourly', T0 + 1);
+    await store.schedules.runNow('nightly', T0 + 2);
+    const second = await store.schedules.runNow('hourly', T0 + 3);
+    await store.enqueue([task({ name: 'by hand' })], T0 + 4);
+    const page = await store.listTasks({ schedule: hourly.id, sort: 'createdAt', order: 'desc', limit: 5 });
+    expect(page.total).toBe(2);
+    expect(page.tasks.map((t) => t.id)).toEqual([second.taskId, first.taskId]);
+    expect((await store.listTasks({ schedule: nightly.id, status: ['pending'] })).total).toBe(1);
+    expect((await store.listTasks({ schedule: nightly.id + hourly.id + 100 })).total).toBe(0);
+    // An action by filter touches that schedule's tasks and no other.
+    const out = await store.actOnMatching('cancel', { schedule: hourly.id }, T0 + 5, { max: 10 });
+    expect(out.ids).toHaveLength(2);
+    expect((await store.listTasks({ status: ['pending'] })).total).toBe(2);
   });
 
   it('runs a schedule now without touching its due times, and fires nothing disabled', async () => {

@@ -1,6 +1,7 @@
 /**
  * Every screen of the dashboard through axe-core (WCAG 2 A and AA rules), on a queue with
- * waiting, failed and done tasks and an adaptive group: no serious or critical violation.
+ * waiting, failed and done tasks, an adaptive group and a schedule that ran: no serious or
+ * critical violation.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -8,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import type { NewTask } from '../../electron/core/store/task-store.ts';
-import { CHROMIUM, dashboardSession, go } from './harness.ts';
+import { apiCall, CHROMIUM, dashboardSession, go } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);
@@ -93,7 +94,14 @@ describe.skipIf(!hasChromium)('the dashboard under axe', () => {
   const open = dashboardSession();
 
   it('has no serious or critical WCAG 2 AA violation on any screen, light or dark', async () => {
-    const { page } = await open({ before: async (db) => busyQueue(db) });
+    const { page, server } = await open({ before: async (db) => busyQueue(db) });
+    // A schedule with a run, so its row's words, recent runs and link are audited too.
+    await apiCall(server, 'createSchedule', {
+      name: 'weekday-report',
+      cron: '0 9 * * 1-5',
+      task: { kind: 'sleep', payload: { ms: 1 } },
+    });
+    await apiCall(server, 'runScheduleNow', { name: 'weekday-report' });
     const found: string[] = [];
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });

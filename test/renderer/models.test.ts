@@ -7,7 +7,7 @@ import type { Task } from '../../shared/domain.ts';
 import { groupFailures } from '../../renderer/state/failure-groups.ts';
 import { axisNumber } from '../../renderer/state/format.ts';
 import { cancelNotice } from '../../renderer/state/task-actions.ts';
-import { BUCKET_MS, BUCKETS, seriesFrom } from '../../electron/core/policy/hour-series.ts';
+import { SERIES_SHAPES, seriesFrom } from '../../electron/core/policy/throughput-series.ts';
 import { groupUpdateFrom, settingsUpdateFrom } from '../../renderer/state/limits-form.ts';
 import {
   buildSpec,
@@ -168,23 +168,54 @@ describe('limits forms', () => {
   });
 });
 
-describe('last-hour chart buckets', () => {
+describe('throughput chart buckets', () => {
+  const counts = (done: number, failed: number, groups: Record<string, [number, number]> = {}) => ({
+    done,
+    failed,
+    groups: new Map(Object.entries(groups).map(([g, [d, f]]) => [g, { done: d, failed: f }])),
+  });
+
   it('turns the finished counts per bucket into throughput and failure rate, oldest first', () => {
+    const { bucketMs: BUCKET_MS, count: BUCKETS } = SERIES_SHAPES['1h'];
     // Newest first, as the store answers: 2 done in the newest bucket, 1 failed + 1 done in the oldest.
     const buckets = Array.from({ length: BUCKETS }, (_, k) =>
-      k === 0 ? { done: 2, failed: 0 } : k === BUCKETS - 1 ? { done: 1, failed: 1 } : { done: 0, failed: 0 },
+      k === 0
+        ? counts(2, 0, { a: [2, 0] })
+        : k === BUCKETS - 1
+          ? counts(1, 1, { a: [1, 0], b: [0, 1] })
+          : counts(0, 0),
     );
     const now = 1_800_000_000_000;
     const s = seriesFrom(buckets, now);
+    expect(s.per).toBe('minute');
     expect(s.times).toHaveLength(BUCKETS);
     expect(s.times.at(-1)).toBe(now / 1000);
     expect(s.times[0]).toBe((now - (BUCKETS - 1) * BUCKET_MS) / 1000);
-    expect(s.perMinute[0]).toBeCloseTo(2 / 5);
-    expect(s.perMinute.at(-1)).toBeCloseTo(2 / 5);
+    expect(s.rate[0]).toBeCloseTo(2 / 5);
+    expect(s.rate.at(-1)).toBeCloseTo(2 / 5);
     expect(s.failurePercent[0]).toBe(50);
     expect(s.failurePercent[1]).toBeNull(); // nothing finished: no rate, not 0 %
     expect(s.failurePercent.at(-1)).toBe(0);
     expect({ finished: s.finished, failed: s.failed }).toEqual({ finished: 4, failed: 1 });
+    // Per group, the most finished first.
+    expect(s.groups.map((g) => [g.group, g.finished, g.failed])).toEqual([
+      ['a', 3, 0],
+      ['b', 1, 1],
+    ]);
+    expect(s.groups[1]!.failurePercent[0]).toBe(100);
+    expect(s.groups[1]!.rate.at(-1)).toBe(0);
+  });
+
+  it('counts per hour over a day and a week', () => {
+    const now = 1_800_000_000_000;
+    const day = seriesFrom([counts(120, 0, { a: [120, 0] })], now, '24h');
+    expect(day).toMatchObject({ per: 'hour', bucketMs: 3600_000 });
+    expect(day.times).toHaveLength(24);
+    expect(day.rate.at(-1)).toBe(120);
+    const week = seriesFrom([counts(120, 0)], now, '7d');
+    expect(week.times).toHaveLength(28);
+    expect(week.times[0]).toBe((now - 27 * 6 * 3600_000) / 1000);
+    expect(week.rate.at(-1)).toBe(20); // 120 in six hours
   });
 });
 

@@ -177,7 +177,7 @@ describe('semaforo serve: the JSON API', () => {
       { name: 'stats', input: null },
       { name: 'getTask', input: { id: 99 } },
       { name: 'listTasks', input: { limit: 0 } },
-      { name: 'hourSeries', input: null },
+      { name: 'throughputSeries', input: null },
     ]);
     expect(res.status).toBe(200);
     const [stats, missing, bad, series] = JSON.parse(res.body).value;

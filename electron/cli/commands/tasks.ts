@@ -3,7 +3,13 @@ import { closedGates } from '../../core/machine/gate-view.ts';
 import { Command, Option } from 'commander';
 import { TASK_STATUSES, type TaskStatus } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
-import { SORT_FIELDS, listQuerySchema, parseInput, taskIdSchema } from '../../../shared/schemas.ts';
+import {
+  SORT_FIELDS,
+  listQuerySchema,
+  parseInput,
+  scheduleNameSchema,
+  taskIdSchema,
+} from '../../../shared/schemas.ts';
 import type { CliContext } from '../context.ts';
 import { statsText, taskDetail, taskTable } from '../format.ts';
 import { namingOptions, wholeNumber, type OptionNames } from '../task-options.ts';
@@ -41,6 +47,7 @@ export function listCommand(ctx: CliContext): Command {
     .option('-s, --status <status>', `only these statuses, comma-separated (${TASK_STATUSES.join(', ')})`)
     .option('-g, --group <group>', 'only this group')
     .option('-k, --kind <kind>', 'only this kind')
+    .option('--schedule <name>', 'only the tasks this schedule enqueued')
     .option(
       '--search <text>',
       'name, error, payload (command, URL) or output contains this text, or the id is it',
@@ -54,6 +61,7 @@ export function listCommand(ctx: CliContext): Command {
       status?: string;
       group?: string;
       kind?: string;
+      schedule?: string;
       search?: string;
       sort: string;
       order: string;
@@ -72,6 +80,11 @@ export function listCommand(ctx: CliContext): Command {
       if (opts.group !== undefined) query.group = opts.group;
       if (opts.kind !== undefined) query.kind = opts.kind;
       if (opts.search !== undefined) query.search = opts.search;
+      // By name here, by id in the request (a schedule renamed keeps its tasks).
+      if (opts.schedule !== undefined)
+        query.schedule = (
+          await engine.getSchedule(parseInput(scheduleNameSchema, opts.schedule, '--schedule'))
+        ).id;
       const page = await namingOptions(LIST_OPTION_NAMES, () =>
         engine.listTasks(parseInput(listQuerySchema, query)),
       );

@@ -7,8 +7,9 @@ import type {
   EnqueueResult,
   GateConfig,
   GroupInfo,
-  HourSeries,
   Metrics,
+  SeriesRange,
+  ThroughputSeries,
   QueueSettings,
   ResourceInfo,
   Stats,
@@ -32,7 +33,7 @@ import type { BulkRequest, CauseCount } from '../../../shared/task-filter.ts';
 import { countByCause } from '../policy/cause-counts.ts';
 import type { BulkOutcome, NewTask } from '../store/task-store.ts';
 import { defaultTaskName } from '../policy/default-name.ts';
-import { BUCKET_MS, BUCKETS, seriesFrom } from '../policy/hour-series.ts';
+import { SERIES_SHAPES, seriesFrom } from '../policy/throughput-series.ts';
 import { GROUP_STATS_WINDOW_MS, groupStatsOf } from '../policy/group-stats.ts';
 import type { EngineCore } from './core.ts';
 
@@ -48,8 +49,8 @@ export interface TaskOperations {
   /** `recentFailures` is clamped to 0..100. */
   stats(recentFailures?: number): Promise<Stats>;
   metrics(windowMs?: number): Promise<Metrics>;
-  /** The last hour in 5-minute buckets (policy/hour-series.ts). */
-  hourSeries(): Promise<HourSeries>;
+  /** The last hour, day or week, in total and per group, from one store read (policy/throughput-series.ts). */
+  throughputSeries(range?: SeriesRange): Promise<ThroughputSeries>;
   /** Tasks that failed for good after a (finishedAt, id) cursor, oldest first (for notifiers). */
   failedSince(after: { at: number; id: number }, limit?: number): Promise<Task[]>;
   retry(ids: readonly number[]): Promise<number[]>;
@@ -156,9 +157,10 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
       store.stats(clock.now(), Math.max(0, Math.min(100, Number(recentFailures) || 0))),
     failedSince: (after, limit = 500) => store.failedSince(after, Math.max(1, Math.min(5000, limit))),
     metrics: (windowMs = 3600_000) => store.metrics(clock.now(), windowMs),
-    async hourSeries() {
+    async throughputSeries(range = '1h') {
       const now = clock.now();
-      return seriesFrom(await store.finishedSeries(now, BUCKET_MS, BUCKETS), now);
+      const { bucketMs, count } = SERIES_SHAPES[range];
+      return seriesFrom(await store.finishedSeries(now, bucketMs, count), now, range);
     },
     retry: (ids) => changing(store.retry(ids, clock.now())),
     async retryFailed(filter = {}) {

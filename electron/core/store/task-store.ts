@@ -191,6 +191,8 @@ export interface GroupWaiting {
 export interface FinishedBucket {
   done: number;
   failed: number;
+  /** the same per group, for the groups that finished any in the bucket */
+  groups: Map<string, { done: number; failed: number }>;
 }
 
 export interface TaskStore {
@@ -271,7 +273,7 @@ export interface TaskStore {
   metrics(now: number, windowMs: number): Promise<Metrics>;
   /**
    * The done and failed tasks per bucket of `bucketMs` before `now`, newest first, `count`
-   * buckets, in one read: bucket k holds finish times in (now - (k+1)·bucketMs, now - k·bucketMs],
+   * buckets, in one read, in total and per group (`store/finished-buckets.ts`): bucket k holds finish times in (now - (k+1)·bucketMs, now - k·bucketMs],
    * the oldest also its start, the newest also any time after `now` (another host's clock).
    */
   finishedSeries(now: number, bucketMs: number, count: number): Promise<FinishedBucket[]>;

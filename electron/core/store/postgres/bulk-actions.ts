@@ -48,7 +48,7 @@ async function matching(
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
   const f = await filterConditions(db, filter, param);
-  const where = [f.status, f.group, f.kind, f.search].filter((c): c is string => c !== null);
+  const where = [f.status, f.group, f.kind, f.schedule, f.search].filter((c): c is string => c !== null);
   where.push(`status = ANY(${param(BULK_STATUSES[action])}::text[])`);
   const rows = await q.query<object>(
     `SELECT id, status, attempts, kind, error, unique_key FROM tasks WHERE ${where.join(' AND ')}

@@ -18,6 +18,7 @@ import {
 import type { ListQuery } from '../../../../shared/schemas.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 import type { FailedErrorCount, FinishedBucket, GroupWaiting } from '../task-store.ts';
+import { bucketsFrom } from '../finished-buckets.ts';
 import { byOwner, LEASE_ROWS_SQL, type LeaseRow } from '../lease-holders.ts';
 import type { Db } from './db.ts';
 import { addCounts, readGroups, settings } from './queue-settings.ts';
@@ -73,6 +74,7 @@ export async function listTasks(db: Db, q: ListQuery): Promise<TaskPage> {
     counted.push(f.group);
   }
   if (f.kind !== null) where.push(f.kind);
+  if (f.schedule !== null) where.push(f.schedule);
   if (f.search !== null) where.push(f.search);
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const sort = SORT_COLUMNS[q.sort ?? 'createdAt'];
@@ -84,7 +86,7 @@ export async function listTasks(db: Db, q: ListQuery): Promise<TaskPage> {
   // By status and group only, the counts (exact, kept in the same transaction as every change)
   // give the total without counting the tasks: a scan of every pending task otherwise.
   const total =
-    q.kind || q.search
+    q.kind || q.search || q.schedule !== undefined
       ? `SELECT count(*) AS total FROM tasks ${clause}`
       : `SELECT coalesce(sum(n), 0)::bigint AS total FROM counts${counted.length ? ` WHERE ${counted.join(' AND ')}` : ''}`;
   // The page and the total in one snapshot; a page past the end still carries the total.
@@ -189,29 +191,31 @@ export async function metrics(db: Db, now: number, windowMs: number): Promise<Me
   );
 }
 
-/** store contract `finishedSeries`: counted in SQL per (bucket, status), one round trip. */
+/** store contract `finishedSeries`: counted in SQL per (bucket, group, status), one round trip. */
 export async function finishedSeries(
   db: Db,
   now: number,
   bucketMs: number,
   count: number,
 ): Promise<FinishedBucket[]> {
-  const rows = await db.query<{ k: unknown; status: unknown; n: unknown }>(
+  const rows = await db.query<{ k: unknown; group_name: unknown; status: unknown; n: unknown }>(
     `SELECT greatest(0, least($3::int - 1, floor(($2::double precision - finished_at) / $4)))::int AS k,
-       status, count(*)::int AS n
+       group_name, status, count(*)::int AS n
      FROM tasks
      WHERE status = ANY($1::text[]) AND finished_at IS NOT NULL AND finished_at >= $5
-     GROUP BY 1, 2`,
+     GROUP BY 1, 2, 3`,
     [METRIC_STATUSES, now, count, bucketMs, Math.ceil(now - count * bucketMs)],
   );
-  const out = Array.from({ length: count }, () => ({ done: 0, failed: 0 }));
-  for (const r of rows) {
-    const { k, n, status } = r;
-    if (!Number.isSafeInteger(k) || !Number.isSafeInteger(n))
-      throw new Error(`tasks: a finished bucket reads ${String(k)}: ${String(n)}, expected integers`);
-    if (status === 'done' || status === 'failed') out[k as number]![status] += n as number;
-  }
-  return out;
+  return bucketsFrom(
+    rows.map(({ k, group_name, status, n }) => {
+      if (!Number.isSafeInteger(k) || !Number.isSafeInteger(n) || typeof group_name !== 'string')
+        throw new Error(
+          `tasks: a finished bucket reads ${String(k)}, ${String(group_name)}: ${String(n)}, expected integers and a group`,
+        );
+      return { k: k as number, group: group_name, status: String(status), n: n as number };
+    }),
+    count,
+  );
 }
 
 /** store contract `failedByError`: grouped in SQL, one row per (kind, error). */

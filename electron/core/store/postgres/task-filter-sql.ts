@@ -12,6 +12,7 @@ export interface FilterConditions {
   status: string | null;
   group: string | null;
   kind: string | null;
+  schedule: string | null;
   search: string | null;
 }
 
@@ -21,13 +22,14 @@ export async function filterConditions(
   f: Omit<TaskFilter, 'cause'>,
   param: (v: unknown) => string,
 ): Promise<FilterConditions> {
-  const out: FilterConditions = { status: null, group: null, kind: null, search: null };
+  const out: FilterConditions = { status: null, group: null, kind: null, schedule: null, search: null };
   if (f.status && f.status.length > 0)
     // One status as `=`: the planner reads an index in order only for a single value.
     out.status =
       f.status.length === 1 ? `status = ${param(f.status[0])}` : `status = ANY(${param(f.status)}::text[])`;
   if (f.group) out.group = `group_name = ${param(f.group)}`;
   if (f.kind) out.kind = `kind = ${param(f.kind)}`;
+  if (f.schedule !== undefined) out.schedule = `schedule_id = ${param(f.schedule)}`;
   // lower() folds case beyond ASCII (`élan` finds `Élan`), as the faces promise, whatever the
   // database's locale (search-fold.ts); a third faster than ILIKE over 100,000 names.
   if (f.search) {

@@ -22,6 +22,7 @@ import {
 } from '../../../../shared/domain.ts';
 import type { ListQuery } from '../../../../shared/schemas.ts';
 import type { FailedErrorCount, FinishedBucket, GroupWaiting } from '../task-store.ts';
+import { bucketsFrom, type FinishedCountRow } from '../finished-buckets.ts';
 import { byOwner, LEASE_ROWS_SQL, type LeaseRow } from '../lease-holders.ts';
 import { METRIC_STATUSES, metricsOf } from '../../policy/metrics-math.ts';
 import type { Intake } from './enqueue.ts';
@@ -67,7 +68,7 @@ export class Reads {
   private readonly leaseRows: Statement<[], LeaseRow>;
   private readonly finishedBuckets: Statement<
     { now: number; bucketMs: number; count: number },
-    { k: number; status: string; n: number }
+    FinishedCountRow
   >;
 
   private readonly resources: () => ResourceInfo[];
@@ -113,15 +114,15 @@ export class Reads {
       "SELECT kind, error, count(*) AS n FROM tasks WHERE status = 'failed' GROUP BY kind, error",
     );
     this.leaseRows = db.prepare(LEASE_ROWS_SQL);
-    // Counted in SQL, per (bucket, status): the tasks' rows never leave the database. The
+    // Counted in SQL, per (bucket, group, status): the tasks' rows never leave the database. The
     // bucket is the floor of the age (CAST truncates; a negative age is clamped into 0).
     this.finishedBuckets = db.prepare(
       `SELECT max(0, min(@count - 1, CAST((@now - finished_at) / @bucketMs AS INTEGER))) AS k,
-         status, count(*) AS n
+         group_name AS "group", status, count(*) AS n
        FROM tasks INDEXED BY tasks_ended
        WHERE status IN (${sqlList(METRIC_STATUSES)}) AND finished_at IS NOT NULL
          AND finished_at >= @now - @count * @bucketMs
-       GROUP BY k, status`,
+       GROUP BY k, group_name, status`,
     );
   }
 
@@ -130,11 +131,7 @@ export class Reads {
   }
 
   finishedSeries(now: number, bucketMs: number, count: number): FinishedBucket[] {
-    const out = Array.from({ length: count }, () => ({ done: 0, failed: 0 }));
-    for (const r of this.finishedBuckets.all({ now, bucketMs, count })) {
-      if (r.status === 'done' || r.status === 'failed') out[r.k]![r.status] += r.n;
-    }
-    return out;
+    return bucketsFrom(this.finishedBuckets.all({ now, bucketMs, count }), count);
   }
 
   // Running tasks are never in the inbox (it holds new, pending ones), so `tasks` alone answers.

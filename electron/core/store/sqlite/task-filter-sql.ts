@@ -25,6 +25,10 @@ export function filterSql(f: Omit<TaskFilter, 'cause'>): FilterSql {
     where.push('kind = ?');
     params.push(f.kind);
   }
+  if (f.schedule !== undefined) {
+    where.push('schedule_id = ?');
+    params.push(f.schedule);
+  }
   if (f.search) {
     // 100,000 tasks with 10,000 attempts' output: about 50 ms a page.
     const like = (col: string) => `${col} LIKE ? ESCAPE '\\'`;

@@ -1,0 +1,156 @@
+import { useState, type FormEvent } from 'react';
+import { ApiError } from '../../shared/api-client.ts';
+import { DURABILITIES, type QueueSettings } from '../../shared/domain.ts';
+import type { SettingsUpdate } from '../../shared/schemas.ts';
+import { describedBy, Field } from './Field.tsx';
+import { useApi } from '../state/api-context.tsx';
+import {
+  alertFields,
+  alertsUpdateFrom,
+  DURABILITY_WORDS,
+  durabilityUpdateFrom,
+  messagesOf,
+} from '../state/alerts-form.ts';
+import type { Messages } from '../state/limits-form.ts';
+import { useNotices } from '../state/notices.tsx';
+
+/** Sends a checked update; the server's own refusal lands next to its field as well. */
+function useSave(onSaved: () => void) {
+  const api = useApi();
+  const { notify } = useNotices();
+  const [busy, setBusy] = useState(false);
+  const save = async (
+    check: { update: SettingsUpdate; messages: Messages; groups?: string[] },
+    setMessages: (m: Messages) => void,
+    saved: (s: QueueSettings) => string,
+  ) => {
+    setMessages(check.messages);
+    if (Object.keys(check.messages).length) return;
+    setBusy(true);
+    try {
+      notify(saved(await api.updateSettings(check.update)), 'green');
+      onSaved();
+    } catch (err) {
+      const issues = err instanceof ApiError ? err.info.issues : undefined;
+      if (issues?.length) setMessages(messagesOf(issues, check.groups));
+      else notify(`Could not save the settings: ${(err as Error).message}`, 'red');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, save };
+}
+
+/** Desktop notifications and the webhook for tasks that fail for good. */
+export function AlertsForm({ settings, onSaved }: { settings: QueueSettings; onSaved(): void }) {
+  const initial = alertFields(settings);
+  const [fields, setFields] = useState(initial);
+  const [messages, setMessages] = useState<Messages>({});
+  const { busy, save } = useSave(onSaved);
+  const dirty = JSON.stringify(fields) !== JSON.stringify(initial);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void save(alertsUpdateFrom(fields), setMessages, (s) =>
+      [
+        `Saved: notifications ${s.notifications.enabled ? 'on' : 'off'}`,
+        s.failureWebhook ? `webhook ${s.failureWebhook}` : 'no webhook',
+      ].join(', '),
+    );
+  };
+  const groupsHint = 'comma-separated; blank: every group';
+  const webhookHint =
+    'an http:// or https:// URL; each task that fails for good is POSTed to it as JSON. Blank: none';
+  return (
+    <form className="panel settings-form" onSubmit={submit} noValidate aria-labelledby="alerts-title">
+      <h2 id="alerts-title">Failure alerts</h2>
+      <label className="checkbox-field">
+        <input
+          type="checkbox"
+          checked={fields.notify}
+          onChange={(e) => setFields({ ...fields, notify: e.target.checked })}
+        />
+        Desktop notification when a task fails for good
+      </label>
+      <Field
+        id="settings-notify-groups"
+        label="Notify for groups"
+        hint={groupsHint}
+        message={messages.notifyGroups}
+      >
+        <input
+          {...describedBy('settings-notify-groups', messages.notifyGroups, groupsHint)}
+          value={fields.notifyGroups}
+          placeholder="every group"
+          onChange={(e) => setFields({ ...fields, notifyGroups: e.target.value })}
+        />
+      </Field>
+      <Field id="settings-webhook" label="Failure webhook" hint={webhookHint} message={messages.webhook}>
+        <input
+          {...describedBy('settings-webhook', messages.webhook, webhookHint)}
+          type="url"
+          inputMode="url"
+          value={fields.webhook}
+          placeholder="https://hooks.example.com/semaforo"
+          onChange={(e) => setFields({ ...fields, webhook: e.target.value })}
+        />
+      </Field>
+      <div className="button-row">
+        <button type="submit" className="primary" disabled={busy || !dirty}>
+          Save alerts
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** What a commit waits for, each choice explained in one sentence. */
+export function DurabilityForm({ settings, onSaved }: { settings: QueueSettings; onSaved(): void }) {
+  const [choice, setChoice] = useState<string>(settings.durability);
+  const [messages, setMessages] = useState<Messages>({});
+  const { busy, save } = useSave(onSaved);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void save(durabilityUpdateFrom(choice), setMessages, (s) => `Saved: durability ${s.durability}`);
+  };
+  return (
+    <form className="panel settings-form" onSubmit={submit} noValidate aria-labelledby="durability-title">
+      <h2 id="durability-title">Durability</h2>
+      <fieldset
+        className="choices"
+        aria-describedby={messages.durability ? 'settings-durability-message' : undefined}
+      >
+        <legend>What a commit waits for</legend>
+        {DURABILITIES.map((d) => (
+          <div key={d} className="choice">
+            <input
+              type="radio"
+              id={`durability-${d}`}
+              name="durability"
+              value={d}
+              checked={choice === d}
+              aria-describedby={`durability-${d}-words`}
+              onChange={() => setChoice(d)}
+            />
+            <span>
+              <label htmlFor={`durability-${d}`}>{DURABILITY_WORDS[d].label}</label>
+              <span className="field-hint" id={`durability-${d}-words`}>
+                {DURABILITY_WORDS[d].sentence}
+              </span>
+            </span>
+          </div>
+        ))}
+        {messages.durability && (
+          <span className="field-message tone-red" id="settings-durability-message">
+            <span aria-hidden="true">✕ </span>
+            {messages.durability}
+          </span>
+        )}
+      </fieldset>
+      <div className="button-row">
+        <button type="submit" className="primary" disabled={busy || choice === settings.durability}>
+          Save durability
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * The Settings screen edits the failure alerts (desktop notifications and their groups, the
+ * webhook) and the durability through the same validated request as `semaforo settings`: what
+ * is saved reads back through the CLI, and a bad value is refused next to its field.
+ */
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { QueueSettings } from '../../shared/domain.ts';
+import { CHROMIUM, dashboardSession, go, screenshot, semaforoJson, waitForText } from './harness.ts';
+
+const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);
+
+describe.skipIf(!hasChromium)('settings for alerts and durability', () => {
+  const open = dashboardSession();
+
+  it('saves notifications, the webhook and durability, and names a bad value beside its field', async () => {
+    const { page, db } = await open();
+    await go(page, 'Settings');
+    const alerts = page.getByRole('form', { name: 'Failure alerts' });
+    const webhook = alerts.getByRole('textbox', { name: 'Failure webhook' });
+    const groups = alerts.getByRole('textbox', { name: 'Notify for groups' });
+    const save = alerts.getByRole('button', { name: 'Save alerts' });
+
+    // Refused in the browser, beside the field, before anything is sent.
+    await webhook.fill('ftp://hooks.test/x');
+    await groups.fill('backups, no spaces allowed');
+    await save.click();
+    await waitForText(
+      alerts.locator('#settings-webhook-message'),
+      /must be an http:\/\/ or https:\/\/ URL without a user name or password/,
+    );
+    expect(await webhook.getAttribute('aria-invalid')).toBe('true');
+    await waitForText(
+      alerts.locator('#settings-notify-groups-message'),
+      /"no spaces allowed": must be 1-64 letters, digits/,
+    );
+    await screenshot(page, 'settings-refused');
+    let s = await semaforoJson<QueueSettings>(db, ['settings']);
+    expect(s.failureWebhook).toBeNull();
+
+    await webhook.fill('https://hooks.test/semaforo');
+    await groups.fill('backups, vendor');
+    await alerts.getByRole('checkbox', { name: /Desktop notification/ }).uncheck();
+    await save.click();
+    await page
+      .getByRole('status')
+      .getByText(/^Saved: notifications off, webhook https:\/\/hooks\.test\/semaforo/)
+      .waitFor();
+    s = await semaforoJson<QueueSettings>(db, ['settings']);
+    expect(s.notifications).toEqual({ enabled: false, groups: ['backups', 'vendor'] });
+    expect(s.failureWebhook).toBe('https://hooks.test/semaforo');
+
+    // Durability: each choice says what it means; the saved one reads back.
+    const durability = page.getByRole('form', { name: 'Durability' });
+    const full = durability.getByRole('radio', { name: 'Full' });
+    expect(await durability.getByRole('radio', { name: 'Results (default)' }).isChecked()).toBe(true);
+    await durability.getByText(/Every commit, enqueues included, waits for the disk/).waitFor();
+    await full.check();
+    await durability.getByRole('button', { name: 'Save durability' }).click();
+    await page.getByRole('status').getByText('Saved: durability full').waitFor();
+    s = await semaforoJson<QueueSettings>(db, ['settings']);
+    expect(s.durability).toBe('full');
+
+    // A change made from the CLI shows on the screen; clearing the webhook turns it off.
+    await semaforoJson(db, ['settings', '--webhook', 'https://other.test/h']);
+    await page.reload();
+    await go(page, 'Settings');
+    await expect.poll(() => webhook.inputValue()).toBe('https://other.test/h');
+    expect(await full.isChecked()).toBe(true);
+    await webhook.fill('');
+    await save.click();
+    await page
+      .getByRole('status')
+      .getByText(/no webhook$/)
+      .waitFor();
+    s = await semaforoJson<QueueSettings>(db, ['settings']);
+    expect(s.failureWebhook).toBeNull();
+  });
+});
