@@ -183,6 +183,22 @@ describe.each(backends)('schedules on $name', (backend) => {
     expect((await store.listTasks({ status: ['pending'] })).total).toBe(2);
   });
 
+  it("never gives a removed schedule's id to a new one, so its tasks stay its own", async () => {
+    const { store } = await freshQueue(backend);
+    const every = { everyMs: 10 * MIN, nextDueAt: T0 + 5 * MIN };
+    const old = await store.schedules.create(schedule({ name: 'old', ...every }), T0);
+    await store.schedules.runNow('old', T0 + 1);
+    expect(await fire(store, T0 + 6 * MIN)).toHaveLength(1); // (schedule, due time) is unique
+    expect(await store.schedules.remove('old')).toBe(true);
+    const next = await store.schedules.create(schedule({ name: 'new', ...every }), T0 + 6 * MIN);
+    expect(next.id).not.toBe(old.id);
+    expect((await store.listTasks({ schedule: next.id })).total).toBe(0);
+    expect((await store.listTasks({ schedule: old.id })).total).toBe(2);
+    // the same due time fires for it: no clash with the old schedule's task of that time
+    expect(await fire(store, T0 + 6 * MIN)).toHaveLength(1);
+    expect((await store.listTasks({ schedule: next.id })).total).toBe(1);
+  });
+
   it('runs a schedule now without touching its due times, and fires nothing disabled', async () => {
     const { store } = await freshQueue(backend);
     const s = await store.schedules.create(

@@ -49,9 +49,14 @@ export class SqliteScheduleStore implements SyncScheduleStore {
     const p = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
     this.st = {
       insert: p<[...ScheduleArgs, number, number], { id: number }>(
-        `INSERT INTO schedules (name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at,
+        // An id is never used twice, also after the newest schedule is removed (no AUTOINCREMENT
+        // here): its tasks keep their schedule_id, so a new schedule with the old id would be
+        // shown their runs, act on them by filter, and skip or clash with their due times.
+        `INSERT INTO schedules (id, name, cron, timezone, every_ms, template, missed, overlap, enabled, next_due_at,
            grace_ms, max_runtime_ms, min_runtime_ms, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+         VALUES (max(coalesce((SELECT max(id) FROM schedules), 0),
+                     coalesce((SELECT max(schedule_id) FROM tasks WHERE schedule_id IS NOT NULL), 0)) + 1,
+                 ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       ),
       replace: p<[...ScheduleArgs, number, number], { id: number }>(
         `UPDATE schedules SET name = ?, cron = ?, timezone = ?, every_ms = ?, template = ?, missed = ?, overlap = ?,
