@@ -4,7 +4,7 @@ import type { GateConfig } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import { gateUpdateSchema, groupNameSchema, parseInput } from '../../../shared/schemas.ts';
 import { formatBytes, parseBytes } from '../../../shared/sizes.ts';
-import { gateViews } from '../../core/machine/gate-view.ts';
+import { gateStateText, gateViews } from '../../core/machine/gate-view.ts';
 import { readMachine } from '../../core/machine/readings.ts';
 import type { CliContext } from '../context.ts';
 import { table } from '../format.ts';
@@ -90,15 +90,7 @@ export function gateCommand(ctx: CliContext): Command {
         ? 'No gates (semaforo gate set [GROUP] --max-load 0.8).'
         : table(
             ['GATE', 'STARTS ONLY WITH', 'HERE NOW'],
-            views.map((v) => [
-              scopeName(v.gate),
-              conditions(v.gate),
-              v.closed
-                ? `closed: ${v.reason}`
-                : v.unavailable.length > 0
-                  ? `open (cannot read ${v.unavailable.join(', ')})`
-                  : 'open',
-            ]),
+            views.map((v) => [scopeName(v.gate), conditions(v.gate), gateStateText(v)]),
           ),
     );
   });
