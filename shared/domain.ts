@@ -105,6 +105,13 @@ export interface GateConfig {
   minFreeMemory: number | null;
   /** closed while the machine runs on battery */
   onAc: boolean;
+  /**
+   * open only once the user has been idle (no keyboard or mouse) this long, in ms; null: not
+   * judged. Only the tray app can read idle time: elsewhere this part stays open.
+   */
+  whenIdleMs: number | null;
+  /** while closed, running shell tasks of its scope on that machine are stopped (SIGSTOP) */
+  pauseRunning: boolean;
 }
 
 /** How many waiters of a resource `stats` lists. */
@@ -138,6 +145,8 @@ export interface HistoryEntry {
   /** The tail of what the handler logged, bounded in size. */
   output: string | null;
   worker: string | null;
+  /** ms the attempt spent stopped by a machine gate's --pause-running (not counted to its timeout) */
+  pausedMs: number | null;
 }
 
 /** What enqueue returns: the task, and whether it is new (false: its unique key was held). */

@@ -1,4 +1,5 @@
 import type { GateConfig, ResourceInfo } from '../../shared/domain.ts';
+import { formatDuration } from '../../shared/durations.ts';
 
 /** "42, 43 (×2) and 3 more": the tasks holding or waiting for a resource. */
 function taskList(list: readonly { taskId: number; weight: number }[], total = list.length): string {
@@ -14,8 +15,10 @@ function conditions(g: GateConfig): string {
       ? `≥ ${Math.round((g.minFreeMemory / 1024 ** 2) * 10) / 10} MiB available`
       : null,
     g.onAc ? 'on AC' : null,
+    g.whenIdleMs !== null ? `the user idle ≥ ${formatDuration(g.whenIdleMs)}` : null,
   ];
-  return parts.filter(Boolean).join(', ') || 'nothing';
+  const text = parts.filter(Boolean).join(', ') || 'nothing';
+  return g.pauseRunning ? `${text}; pauses running shell tasks while closed` : text;
 }
 
 /**

@@ -26,12 +26,15 @@ const gate = (over: Partial<GateConfig>): GateConfig => ({
   maxLoad: null,
   minFreeMemory: null,
   onAc: false,
+  whenIdleMs: null,
+  pauseRunning: false,
   ...over,
 });
 const reading = (over: Partial<MachineReading>): MachineReading => ({
   loadPerCore: 0,
   availableMemory: 8 * GiB,
   onAc: true,
+  idleMs: null,
   ...over,
 });
 
