@@ -23,6 +23,7 @@ import type {
   TaskWithHistory,
   WorkerLeases,
   GroupStats,
+  GateState,
 } from './domain.ts';
 import {
   groupNameSchema,
@@ -98,6 +99,8 @@ export const requestSchemas = {
   workers: nothing,
   /** each group's oldest waiting task and its last hour's run times (the Groups screen) */
   groupStats: nothing,
+  /** each machine gate as the serving process's machine judges it now (the Groups screen) */
+  gateStates: nothing,
 } as const satisfies Record<RequestName, z.ZodType>;
 
 /** Output type of every request. */
@@ -136,6 +139,7 @@ export interface ApiOutputs {
   queueInfo: QueueInfo;
   workers: WorkerLeases[];
   groupStats: GroupStats[];
+  gateStates: GateState[];
 }
 
 // Every name has a schema (`satisfies` above) and an output, and no schema lacks a name.

@@ -93,8 +93,8 @@ export interface ResourceInfo {
 
 /**
  * A machine gate: no new start (in the whole queue, or one group) while the machine the
- * dispatcher runs on is too loaded, short of memory or on battery. Judged by each dispatcher on
- * its own machine (electron/core/policy/gate-policy.ts).
+ * dispatcher runs on is too loaded, short of memory, on battery or in use (the tray app). Judged
+ * by each dispatcher on its own machine (electron/core/policy/gate-policy.ts).
  */
 export interface GateConfig {
   /** the group it holds; null: every group */
@@ -112,6 +112,14 @@ export interface GateConfig {
   whenIdleMs: number | null;
   /** while closed, running shell tasks of its scope on that machine are stopped (SIGSTOP) */
   pauseRunning: boolean;
+}
+
+/** A machine gate as the machine of the process asked judges it now, reading included. */
+export interface GateState {
+  group: string | null;
+  closed: boolean;
+  /** "closed: user idle 12s < 5m", "open", "open (cannot read the idle time …)" */
+  state: string;
 }
 
 /** How many waiters of a resource `stats` lists. */

@@ -48,6 +48,10 @@ describe.skipIf(!hasChromium)('resources and gates on the dashboard', () => {
         /backups: starts only with load ≤ 0.8 per core, on AC, the user idle ≥ 5m; pauses running shell tasks while closed/,
       )
       .waitFor();
+    // The serving process's machine judges it: no idle time outside the tray app, a real load.
+    await panel
+      .getByText(/here now: (closed: load [\d.]+ per core > 0\.8|open \(.*cannot read .*the idle time)/)
+      .waitFor();
     await screenshot(page, 'groups-resources');
 
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'New task' }).click();

@@ -68,7 +68,7 @@ function conditions(g: GateConfig): string {
 
 export function gateCommand(ctx: CliContext): Command {
   const gate = new Command('gate').description(
-    "machine gates: no new start while the worker's machine is loaded, short of memory or on battery",
+    "machine gates: no new start while the worker's machine is loaded, short of memory, on battery or in use",
   );
   const set = new Command('set')
     .description(
