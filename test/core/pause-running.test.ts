@@ -9,7 +9,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MachineReading } from '../../electron/core/machine/readings.ts';
 import { cli } from '../cli/cli-helpers.ts';
-import { tempDir, testEngine, waitFor } from '../helpers.ts';
+import { spawnNode, tempDir, testEngine, waitFor } from '../helpers.ts';
+import {
+  ATTEMPT_TAG_VAR,
+  attemptTag,
+  canFindTagged,
+  stopTagged,
+} from '../../electron/core/handlers/attempt-tag.ts';
 
 const TIMEOUT_MS = 12_000;
 /** Longer than the timeout: a pause counted against it would end the task. */
@@ -104,6 +110,28 @@ describe('--pause-running', () => {
     const show = await cli(['show', String(task.id)], { db: file });
     expect(show.stdout).toMatch(/attempt 1: done \(\S+, \d+s of it paused by a machine gate\)/);
   }, 240_000);
+
+  it.skipIf(!canFindTagged)(
+    'ends a paused process its dead worker left on its own SIGTERM, not a SIGKILL after the grace',
+    async () => {
+      const child = spawnNode(
+        [
+          '-e',
+          "process.on('SIGTERM', () => process.exit(7)); console.log('ready'); setInterval(() => {}, 1000);",
+        ],
+        { [ATTEMPT_TAG_VAR]: attemptTag('w-gone', 1, 1) },
+      );
+      await new Promise((resolve) => child.stdout!.once('data', resolve));
+      process.kill(child.pid!, 'SIGSTOP');
+      const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        child.once('exit', (code, signal) => resolve([code, signal])),
+      );
+      // A grace longer than the test: a SIGTERM left pending on a stopped process would need it.
+      expect(await stopTagged('w-gone', 300_000)).toBe(true);
+      expect(await ended).toEqual([7, null]);
+    },
+    120_000,
+  );
 
   it('continues a paused task before cancelling it, so it ends on its SIGTERM', async () => {
     const dir = tempDir();
