@@ -23,6 +23,7 @@ import type {
   TaskWithHistory,
   WorkerLeases,
   GroupStats,
+  GateState,
 } from './domain.ts';
 import { SERIES_RANGES } from './domain.ts';
 import {
@@ -101,6 +102,8 @@ export const requestSchemas = {
   workers: nothing,
   /** each group's oldest waiting task and its last hour's run times (the Groups screen) */
   groupStats: nothing,
+  /** each machine gate as the serving process's machine judges it now (the Groups screen) */
+  gateStates: nothing,
 } as const satisfies Record<RequestName, z.ZodType>;
 
 /** Output type of every request. */
@@ -139,6 +142,7 @@ export interface ApiOutputs {
   queueInfo: QueueInfo;
   workers: WorkerLeases[];
   groupStats: GroupStats[];
+  gateStates: GateState[];
 }
 
 // Every name has a schema (`satisfies` above) and an output, and no schema lacks a name.

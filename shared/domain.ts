@@ -93,8 +93,8 @@ export interface ResourceInfo {
 
 /**
  * A machine gate: no new start (in the whole queue, or one group) while the machine the
- * dispatcher runs on is too loaded, short of memory or on battery. Judged by each dispatcher on
- * its own machine (electron/core/policy/gate-policy.ts).
+ * dispatcher runs on is too loaded, short of memory, on battery or in use (the tray app). Judged
+ * by each dispatcher on its own machine (electron/core/policy/gate-policy.ts).
  */
 export interface GateConfig {
   /** the group it holds; null: every group */
@@ -105,6 +105,21 @@ export interface GateConfig {
   minFreeMemory: number | null;
   /** closed while the machine runs on battery */
   onAc: boolean;
+  /**
+   * open only once the user has been idle (no keyboard or mouse) this long, in ms; null: not
+   * judged. Only the tray app can read idle time: elsewhere this part stays open.
+   */
+  whenIdleMs: number | null;
+  /** while closed, running shell tasks of its scope on that machine are stopped (SIGSTOP) */
+  pauseRunning: boolean;
+}
+
+/** A machine gate as the machine of the process asked judges it now, reading included. */
+export interface GateState {
+  group: string | null;
+  closed: boolean;
+  /** "closed: user idle 12s < 5m", "open", "open (cannot read the idle time …)" */
+  state: string;
 }
 
 /** How many waiters of a resource `stats` lists. */
@@ -138,6 +153,8 @@ export interface HistoryEntry {
   /** The tail of what the handler logged, bounded in size. */
   output: string | null;
   worker: string | null;
+  /** ms the attempt spent stopped by a machine gate's --pause-running (not counted to its timeout) */
+  pausedMs: number | null;
 }
 
 /** What enqueue returns: the task, and whether it is new (false: its unique key was held). */

@@ -36,6 +36,7 @@ export const REQUEST_NAMES = [
   'queueInfo',
   'workers',
   'groupStats',
+  'gateStates',
 ] as const;
 
 export type RequestName = (typeof REQUEST_NAMES)[number];

@@ -41,6 +41,8 @@ export function parseUsesText(text: string): ResourceUse[] | { problem: string }
     if (!m) return { problem: `"${item.slice(0, 70)}" is not NAME or NAME:WEIGHT (e.g. cpu:2,nas)` };
     uses.push({ resource: m[1]!.trim(), weight: m[2] === undefined ? 1 : Number(m[2]) });
   }
+  // An empty text is a slip (an unset variable in `--uses "$RES"`), not a way to say "none".
+  if (uses.length === 0) return { problem: 'names no resource (e.g. cpu:2,nas); leave it out for none' };
   const problem = usesProblem(uses);
   return problem === null ? sortedUses(uses) : { problem };
 }

@@ -179,6 +179,8 @@ const usesSchema = z.unknown().transform((v, ctx): ResourceUse[] => {
   return problem === null ? sortedUses(uses) : fail(problem);
 });
 
+const IDLE_RANGE = 'must be an idle time from 1s to 365d (ms in JSON)';
+
 /** A change to a machine gate; omitted fields stay as they are, null stops judging a reading. */
 export const gateUpdateSchema = z.strictObject({
   maxLoad: z
@@ -192,6 +194,17 @@ export const gateUpdateSchema = z.strictObject({
     .optional(),
   minFreeMemory: z.union([intIn(1, Number.MAX_SAFE_INTEGER), z.null()]).optional(),
   onAc: z.boolean({ error: 'must be true or false' }).optional(),
+  whenIdleMs: z
+    .union([
+      z
+        .number({ error: IDLE_RANGE })
+        .int({ error: IDLE_RANGE })
+        .min(1000, { error: IDLE_RANGE })
+        .max(LIMITS.delayMs.max, { error: IDLE_RANGE }),
+      z.null(),
+    ])
+    .optional(),
+  pauseRunning: z.boolean({ error: 'must be true or false' }).optional(),
 });
 export type GateUpdate = z.infer<typeof gateUpdateSchema>;
 

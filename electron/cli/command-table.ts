@@ -95,7 +95,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   gate: {
     term: 'gate',
     summary:
-      "machine gates: no new start while the worker's machine is loaded, short of memory or on battery",
+      "machine gates: no new start while the worker's machine is loaded, short of memory, on battery or in use",
     load: async (ctx) => (await import('./commands/gate.ts')).gateCommand(ctx),
   },
   settings: {

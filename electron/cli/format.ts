@@ -123,8 +123,11 @@ export function taskDetail(t: Task & { history: HistoryEntry[] }, now: number): 
     // Oldest first, as a log reads; numbered across manual retries, a repeated error said once.
     for (const { entry: h, ordinal, code, sameErrorAs } of historyView(t.history).reverse()) {
       // An action (a retry, a cancel) takes no time worth showing.
+      const paused = h.pausedMs ? `, ${formatDuration(h.pausedMs)} of it paused by a machine gate` : '';
       const took =
-        h.endedAt !== null && h.type === 'attempt' ? ` (${formatDuration(h.endedAt - h.startedAt)})` : '';
+        h.endedAt !== null && h.type === 'attempt'
+          ? ` (${formatDuration(h.endedAt - h.startedAt)}${paused})`
+          : '';
       const what = ordinal !== null ? `attempt ${ordinal}` : 'action';
       const how = code ? `, ${code}` : '';
       lines.push(

@@ -20,6 +20,7 @@ import { Runner } from './engine/runner.ts';
 import type { AlarmUpdate } from './schedule/alarm-watch.ts';
 import { createScheduleOperations, type ScheduleOperations } from './engine/schedule-operations.ts';
 import { createTaskOperations, type TaskOperations } from './engine/task-operations.ts';
+import { readMachine, type MachineReading } from './machine/readings.ts';
 
 export type { EngineOptions };
 
@@ -47,6 +48,8 @@ export interface Engine extends TaskOperations, ScheduleOperations {
    * scheduler): with every alarm that holds and those newly raised. Returns an unsubscribe.
    */
   onScheduleAlarms(listener: (update: AlarmUpdate) => void): () => void;
+  /** This machine's readings for the machine gates, as this engine's dispatcher takes them. */
+  machineReading(): MachineReading;
   /** Starts dispatching in this process. */
   start(): void;
   readonly dispatching: boolean;
@@ -133,6 +136,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     get dispatching() {
       return runner.dispatching;
     },
+    machineReading: config.readMachine ?? (() => readMachine()),
     start() {
       if (closed) throw new Error('engine is closed');
       runner.start();

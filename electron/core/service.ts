@@ -15,6 +15,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { backendOf } from '../../shared/queue-place.ts';
 import { parseInput } from '../../shared/schemas.ts';
 import type { Engine } from './engine.ts';
+import { gateStateText, gateViews } from './machine/gate-view.ts';
 
 export type QueueService = {
   [K in RequestName]: (input: ApiParsedInput<K>) => ApiOutput<K> | Promise<ApiOutput<K>>;
@@ -63,6 +64,12 @@ export function createQueueService(engine: Engine): QueueService {
     previewSchedule: (i) => engine.previewSchedule(i),
     workers: () => engine.workers(),
     groupStats: () => engine.groupStats(),
+    gateStates: async () =>
+      gateViews(await engine.store.listGates(), engine.machineReading()).map((v) => ({
+        group: v.gate.group,
+        closed: v.closed,
+        state: gateStateText(v),
+      })),
     queueInfo: () => ({ backend: backendOf(engine.store.location), location: engine.store.location }),
   };
 }

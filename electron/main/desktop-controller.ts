@@ -4,6 +4,7 @@
  * actions. The Electron side (main.ts) is a `DesktopHost` that only renders and reports.
  */
 import { closedGates } from '../core/machine/gate-view.ts';
+import type { MachineReading } from '../core/machine/readings.ts';
 import type { QueueSettings, Stats } from '../../shared/domain.ts';
 import { whyWaiting } from '../../shared/why-waiting.ts';
 import { parseTaskSpec } from '../../shared/task-spec-quick.ts';
@@ -35,6 +36,8 @@ export interface DesktopControllerOptions {
   now?: () => number;
   /** one notification per group per this long */
   notifyWindowMs?: number;
+  /** this machine's readings, as the tray's worker judges its gates (with the idle time) */
+  readMachine?: () => MachineReading;
 }
 
 export interface DesktopController {
@@ -107,7 +110,9 @@ export function createDesktopController(o: DesktopControllerOptions): DesktopCon
       await o.engine.listTasks({ status: ['pending', 'retrying'], sort: 'priority', order: 'asc', limit: 1 })
     ).tasks[0];
     // The tray's own worker runs here: the gates closed on this machine hold it.
-    return first ? whyWaiting(first, { stats, now: now(), closedGates: closedGates(stats.gates) }) : null;
+    return first
+      ? whyWaiting(first, { stats, now: now(), closedGates: closedGates(stats.gates, o.readMachine?.()) })
+      : null;
   };
 
   const queue = describeQueue(

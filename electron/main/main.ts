@@ -15,12 +15,14 @@ import {
   dialog,
   ipcMain,
   nativeImage,
+  powerMonitor,
   type MenuItemConstructorOptions,
 } from 'electron';
 import type { ApiEvent } from '../../shared/api.ts';
 import { IPC_EVENT, IPC_REQUEST } from '../../shared/ipc.ts';
 import { createEngine } from '../core/engine.ts';
 import { loadUserHandlers } from '../core/handlers/user-modules.ts';
+import { readMachine, withIdleTime } from '../core/machine/readings.ts';
 import { stderrLogger } from '../core/logger.ts';
 import { dataDir, defaultDbPath, defaultHandlersDir } from '../core/paths.ts';
 import { createQueueService } from '../core/service.ts';
@@ -97,11 +99,17 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
   await app.whenReady();
   const { handlers, errors } = await loadUserHandlers(defaultHandlersDir());
   for (const e of errors) logger.warn(`kind module ${e.file} not loaded: ${e.message}`);
+  // Only here can a gate's --when-idle be judged: the idle time is Electron's to read.
+  const machine = withIdleTime(
+    () => readMachine(),
+    () => powerMonitor.getSystemIdleTime() * 1000,
+  );
   const engine = await createEngine({
     file: defaultDbPath(),
     userHandlers: handlers,
     workerLabel: 'tray',
     logger,
+    readMachine: machine,
   });
   const service = createQueueService(engine);
   let window: BrowserWindow | null = null;
@@ -252,7 +260,7 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
     getLaunchAtLogin: () => getLaunchAtLogin(app),
     setLaunchAtLogin: (on) => setLaunchAtLogin(app, on),
   };
-  const controller = createDesktopController({ engine, host, logger });
+  const controller = createDesktopController({ engine, host, logger, readMachine: machine });
   await engine.registry.loadPayloadSchemas();
   engine.start();
   void controller.refresh();

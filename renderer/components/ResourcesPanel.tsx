@@ -1,4 +1,5 @@
-import type { GateConfig, ResourceInfo } from '../../shared/domain.ts';
+import type { GateConfig, GateState, ResourceInfo } from '../../shared/domain.ts';
+import { formatDuration } from '../../shared/durations.ts';
 
 /** "42, 43 (×2) and 3 more": the tasks holding or waiting for a resource. */
 function taskList(list: readonly { taskId: number; weight: number }[], total = list.length): string {
@@ -14,16 +15,28 @@ function conditions(g: GateConfig): string {
       ? `≥ ${Math.round((g.minFreeMemory / 1024 ** 2) * 10) / 10} MiB available`
       : null,
     g.onAc ? 'on AC' : null,
+    g.whenIdleMs !== null ? `the user idle ≥ ${formatDuration(g.whenIdleMs)}` : null,
   ];
-  return parts.filter(Boolean).join(', ') || 'nothing';
+  const text = parts.filter(Boolean).join(', ') || 'nothing';
+  return g.pauseRunning ? `${text}; pauses running shell tasks while closed` : text;
 }
 
 /**
  * Named resources (who holds and waits for each) and machine gates, as the queue keeps them.
- * Read only: set them with `semaforo resource set` and `semaforo gate set`. A gate's reading is
- * the worker's machine's, which this page cannot see; a task held by one is not named here.
+ * Read only: set them with `semaforo resource set` and `semaforo gate set`. A gate is judged by
+ * each worker on its machine; "here now" is the machine serving this page (the tray app's, with
+ * the idle time; `serve`'s), which is the worker's when it runs one.
  */
-export function ResourcesPanel({ resources, gates }: { resources: ResourceInfo[]; gates: GateConfig[] }) {
+export function ResourcesPanel({
+  resources,
+  gates,
+  states,
+}: {
+  resources: ResourceInfo[];
+  gates: GateConfig[];
+  /** each gate as the machine serving this page judges it now */
+  states: readonly GateState[];
+}) {
   if (resources.length === 0 && gates.length === 0) return null;
   return (
     <section className="panel" aria-labelledby="resources-title">
@@ -56,12 +69,15 @@ export function ResourcesPanel({ resources, gates }: { resources: ResourceInfo[]
       )}
       {gates.length > 0 && (
         <ul className="gate-list">
-          {gates.map((g) => (
-            <li key={g.group ?? ''}>
-              <strong>{g.group ?? 'Every group'}</strong>: starts only with {conditions(g)} (judged by each
-              worker on its machine)
-            </li>
-          ))}
+          {gates.map((g) => {
+            const here = states.find((s) => s.group === g.group);
+            return (
+              <li key={g.group ?? ''}>
+                <strong>{g.group ?? 'Every group'}</strong>: starts only with {conditions(g)} (judged by each
+                worker on its machine){here && <span className="muted"> · here now: {here.state}</span>}
+              </li>
+            );
+          })}
         </ul>
       )}
     </section>

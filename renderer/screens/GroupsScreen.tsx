@@ -17,6 +17,8 @@ export function GroupsScreen() {
   // A scan of every waiting task and the hour's finishes: at most every 5 s, not per change.
   const groupStats = useQuery((api) => api.groupStats({}), [], { minIntervalMs: 5000 });
   const statsOf = new Map(groupStats.data?.map((s) => [s.group, s]));
+  // Gates are judged on a reading of the machine: read again every 5 s at most.
+  const gateStates = useQuery((api) => api.gateStates({}), [], { minIntervalMs: 5000 });
   let body;
   if (stats.loading) body = <LoadingState label="Loading groups…" />;
   else if (!stats.data) body = <ErrorState error={stats.error!} what="groups" onRetry={stats.reload} />;
@@ -66,7 +68,13 @@ export function GroupsScreen() {
         <span className="muted">limits hold across every process that opens this queue</span>
       </header>
       {body}
-      {stats.data && <ResourcesPanel resources={stats.data.resources} gates={stats.data.gates} />}
+      {stats.data && (
+        <ResourcesPanel
+          resources={stats.data.resources}
+          gates={stats.data.gates}
+          states={gateStates.data ?? []}
+        />
+      )}
       <section className="panel" aria-labelledby="new-group-title">
         <h2 id="new-group-title">Add a group</h2>
         <GroupEditor group={null} onSaved={stats.reload} />

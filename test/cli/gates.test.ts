@@ -26,6 +26,8 @@ describe('semaforo gate', () => {
       maxLoad: null,
       minFreeMemory: 100000 * 1024 ** 3,
       onAc: false,
+      whenIdleMs: null,
+      pauseRunning: false,
     });
     const task = json<{ id: number }>(await cli(['enqueue', '--json', '--', 'true'], { db }));
     // Read from its first byte: the gate may close in the same write as the start line.
@@ -55,6 +57,29 @@ describe('semaforo gate', () => {
     expect(stderr).toContain('the queue gate opened');
   });
 
+  it('keeps --when-idle and --pause-running, and says the CLI cannot read the idle time', async () => {
+    const db = freshDb();
+    const set = await cli(['gate', 'set', 'indexing', '--when-idle', '5m', '--pause-running', '--json'], {
+      db,
+    });
+    expect(json<GateConfig>(set)).toMatchObject({
+      group: 'indexing',
+      whenIdleMs: 300_000,
+      pauseRunning: true,
+    });
+    const list = await cli(['gate', 'list'], { db });
+    expect(list.stdout).toMatch(
+      /indexing +user idle ≥ 5m; pauses running shell tasks +open \(cannot read the idle time \(only the tray app reads it\)\)/,
+    );
+    const here = json<{ here: { idleMs: number | null } }>(await cli(['gate', 'list', '--json'], { db }));
+    expect(here.here.idleMs).toBeNull();
+    const off = await cli(
+      ['gate', 'set', 'indexing', '--when-idle', 'none', '--no-pause-running', '--json'],
+      { db },
+    );
+    expect(json<GateConfig>(off)).toMatchObject({ whenIdleMs: null, pauseRunning: false });
+  });
+
   it('refuses bad values in one line naming the option', async () => {
     const db = freshDb();
     const bad = await cli(['gate', 'set', 'backups', '--min-free-memory', 'lots'], { db });
@@ -64,6 +89,13 @@ describe('semaforo gate', () => {
     );
     const load = await cli(['gate', 'set', '--max-load', '0'], { db });
     expect(load.stderr).toContain('--max-load: must be a load per core from 0.01 to 1000');
+    const idle = await cli(['gate', 'set', 'indexing', '--when-idle', 'soon'], { db });
+    expect(idle.stderr.trim()).toBe(
+      'semaforo: --when-idle: "soon" is not a duration; use forms like 500ms, 30s, 5m, 2h, 1d or 1h30m',
+    );
+    expect((await cli(['gate', 'set', '--when-idle', '0s'], { db })).stderr.trim()).toBe(
+      'semaforo: --when-idle: must be an idle time from 1s to 365d (ms in JSON)',
+    );
     expect((await cli(['gate', 'remove', 'backups'], { db })).stderr).toContain(
       'group "backups" has no gate',
     );

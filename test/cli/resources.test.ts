@@ -107,6 +107,12 @@ describe('semaforo resource', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toContain('--uses: the weight of cpu must be a whole number from 1');
+    // An empty --uses (an unset "$RES") is a slip, not "no resources".
+    const empty = await cli(['enqueue', '--uses', '', '--', 'true'], { db });
+    expect(empty.code).not.toBe(0);
+    expect(empty.stderr.trim()).toBe(
+      'semaforo: --uses: names no resource (e.g. cpu:2,nas); leave it out for none',
+    );
     const stdin = await cli(['enqueue', '--stdin'], {
       db,
       stdin: '{"kind":"shell","uses":"a,a","payload":{"command":"true"}}',

@@ -39,6 +39,27 @@ describe.each(backends)('finishes on $name', (backend) => {
     ]);
   });
 
+  it('records the time a machine gate kept an attempt paused, on done and failed ends', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task({ name: 'x' }), task({ name: 'y' })], 0);
+    const [x, y] = await claim(store, A, 2, 10);
+    await finish(
+      store,
+      A,
+      20,
+      { ...done(x!), pausedMs: 12_345 },
+      { ...ended(y!, 'failed', 'failed', { error: 'boom' }), pausedMs: 7 },
+    );
+    expect((await store.getTask(x!.task.id))!.history.at(-1)).toMatchObject({
+      outcome: 'done',
+      pausedMs: 12_345,
+    });
+    expect((await store.getTask(y!.task.id))!.history.at(-1)).toMatchObject({
+      outcome: 'failed',
+      pausedMs: 7,
+    });
+  });
+
   it('records a permanent failure as failed, with its error and outcome', async () => {
     const { store } = await freshQueue(backend);
     await store.enqueue([task({ name: 'x' }), task({ name: 'y' })], 0);

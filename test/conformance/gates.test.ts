@@ -8,18 +8,32 @@ const open = () => ({ queueClosed: false, closedGroups: new Set<string>() });
 describe.each(backends)('machine gates on $name', (backend) => {
   it('keeps each gate, merges changes, and lists them in stats', async () => {
     const { store } = await freshQueue(backend);
-    expect(await store.setGate('backups', { maxLoad: 0.8, onAc: true })).toEqual({
+    expect(
+      await store.setGate('backups', { maxLoad: 0.8, onAc: true, whenIdleMs: 300_000, pauseRunning: true }),
+    ).toEqual({
       group: 'backups',
       maxLoad: 0.8,
       minFreeMemory: null,
       onAc: true,
+      whenIdleMs: 300_000,
+      pauseRunning: true,
     });
     await store.setGate('backups', { minFreeMemory: 1024 ** 3, maxLoad: null });
     await store.setGate(null, { maxLoad: 1.5 });
+    const none = { whenIdleMs: null, pauseRunning: false };
     expect((await store.stats(0, 0)).gates).toEqual([
-      { group: null, maxLoad: 1.5, minFreeMemory: null, onAc: false },
-      { group: 'backups', maxLoad: null, minFreeMemory: 1024 ** 3, onAc: true },
+      { group: null, maxLoad: 1.5, minFreeMemory: null, onAc: false, ...none },
+      {
+        group: 'backups',
+        maxLoad: null,
+        minFreeMemory: 1024 ** 3,
+        onAc: true,
+        whenIdleMs: 300_000,
+        pauseRunning: true,
+      },
     ]);
+    await store.setGate('backups', { whenIdleMs: null, pauseRunning: false });
+    expect((await store.stats(0, 0)).gates[1]).toMatchObject(none);
     expect(await store.removeGate(null)).toBe(true);
     expect(await store.removeGate(null)).toBe(false);
     expect((await store.stats(0, 0)).gates.map((g) => g.group)).toEqual(['backups']);
@@ -35,7 +49,18 @@ describe.each(backends)('machine gates on $name', (backend) => {
       return { queueClosed: false, closedGroups: new Set(['backups']) };
     };
     expect(names(await claim(store, A, 10, 1, { gates: groupClosed }))).toEqual(['x']);
-    expect(seen).toEqual([[{ group: 'backups', maxLoad: 0.8, minFreeMemory: null, onAc: false }]]);
+    expect(seen).toEqual([
+      [
+        {
+          group: 'backups',
+          maxLoad: 0.8,
+          minFreeMemory: null,
+          onAc: false,
+          whenIdleMs: null,
+          pauseRunning: false,
+        },
+      ],
+    ]);
     await store.enqueue([task({ name: 'y', group: 'other' })], 2);
     const first = await claim(store, A, 10, 3, { gates: () => ({ ...open(), queueClosed: true }) });
     expect(first).toEqual([]);

@@ -14,6 +14,7 @@ import {
   readOnAc,
   type MachineReading,
 } from '../../electron/core/machine/readings.ts';
+import { closedGates, gateStateText, gateViews } from '../../electron/core/machine/gate-view.ts';
 import { judgeGate } from '../../electron/core/policy/gate-policy.ts';
 import type { GateConfig } from '../../shared/domain.ts';
 import { parseBytes } from '../../shared/sizes.ts';
@@ -25,12 +26,15 @@ const gate = (over: Partial<GateConfig>): GateConfig => ({
   maxLoad: null,
   minFreeMemory: null,
   onAc: false,
+  whenIdleMs: null,
+  pauseRunning: false,
   ...over,
 });
 const reading = (over: Partial<MachineReading>): MachineReading => ({
   loadPerCore: 0,
   availableMemory: 8 * GiB,
   onAc: true,
+  idleMs: null,
   ...over,
 });
 
@@ -87,6 +91,23 @@ describe('the gate policy', () => {
     expect(judgeGate(g, reading({ loadPerCore: 0.75 }), false).closed).toBe(false);
     expect(judgeGate(g, reading({ loadPerCore: 0.75 }), true).closed).toBe(true);
     expect(judgeGate(g, reading({ loadPerCore: 0.72 }), true).closed).toBe(false);
+  });
+
+  it('shows a reading in the reopening band as held for a worker that closed the gate', () => {
+    const g = gate({ maxLoad: 0.8, group: 'backups' });
+    const [band] = gateViews([g], reading({ loadPerCore: 0.75 }));
+    expect(band!.closed).toBe(false);
+    expect(gateStateText(band!)).toBe(
+      'open (a worker that closed it keeps it closed: load 0.75 per core > 0.72 (to reopen))',
+    );
+    expect(closedGates([g], reading({ loadPerCore: 0.75 }))).toEqual([
+      { group: 'backups', reason: 'load 0.75 per core > 0.72 (to reopen), if a worker closed it' },
+    ]);
+    expect(gateStateText(gateViews([g], reading({ loadPerCore: 0.5 }))[0]!)).toBe('open');
+    expect(closedGates([g], reading({ loadPerCore: 0.5 }))).toEqual([]);
+    expect(gateStateText(gateViews([g], reading({ loadPerCore: 0.9 }))[0]!)).toBe(
+      'closed: load 0.9 per core > 0.8',
+    );
   });
 
   it('closes below the memory floor, opens at 110 % of it; on battery; unknown readings stay open', () => {

@@ -8,6 +8,9 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SchemaTooNewError, StorageError } from '../../electron/core/errors.ts';
 import { openPgStore, type PgStoreOptions } from '../../electron/core/store/postgres/pg-store.ts';
+import { SCHEMA_V1 as PG_SCHEMA_V1 } from '../../electron/core/store/postgres/schema.ts';
+import { SCHEMA_V2 as PG_SCHEMA_V2 } from '../../electron/core/store/postgres/schema-v2.ts';
+import { SCHEMA_V3 as PG_SCHEMA_V3 } from '../../electron/core/store/postgres/schema-v3.ts';
 import type { TaskStore } from '../../electron/core/store/task-store.ts';
 import {
   dropSchema,
@@ -177,6 +180,32 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     expect((await opened[2]!.stats(0, 0)).counts.pending).toBe(2);
     await admin((c) => c.query(`UPDATE ${schema}.schema_version SET version = version + 1`));
     await expect(openPgStore(pgLocation(schema))).rejects.toBeInstanceOf(SchemaTooNewError);
+  });
+
+  it('moves a schema 3 queue to schema 4: its gates keep their limits, with no idle condition or pausing', async () => {
+    const schema = newSchema();
+    await admin(async (c) => {
+      await c.query(`CREATE SCHEMA ${schema}`);
+      await c.query(`SET search_path TO ${schema}`);
+      await c.query(PG_SCHEMA_V1 + PG_SCHEMA_V2 + PG_SCHEMA_V3);
+      await c.query('INSERT INTO schema_version (one, version) VALUES (true, 3)');
+      await c.query("INSERT INTO gates (scope, max_load, on_ac) VALUES ('backups', 0.8, true)");
+    });
+    const store = await open(schema);
+    expect((await store.stats(0, 0)).gates).toEqual([
+      {
+        group: 'backups',
+        maxLoad: 0.8,
+        minFreeMemory: null,
+        onAc: true,
+        whenIdleMs: null,
+        pauseRunning: false,
+      },
+    ]);
+    const [version] = await admin(
+      async (c) => (await c.query(`SELECT version::int AS version FROM ${schema}.schema_version`)).rows,
+    );
+    expect(version).toEqual({ version: 4 });
   });
 
   it('takes fractional times (a Retry-After of 1.5 s), waiting no less than asked', async () => {

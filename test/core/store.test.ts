@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
 import { listQuerySchema, parseInput } from '../../shared/schemas.ts';
 import { parseTaskSpecNow } from '../../shared/task-spec-now.ts';
-import { SCHEMA_V1 } from '../../electron/core/store/sqlite/schema.ts';
+import { SCHEMA_V1, SCHEMA_V2, SCHEMA_V3 } from '../../electron/core/store/sqlite/schema.ts';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import { newTaskRow, tempDir, testEngine, waitFor } from '../helpers.ts';
 
@@ -265,7 +265,7 @@ describe('store', () => {
     const file = path.join(tempDir(), 'q.db');
     new SqliteTaskStore(file).close();
     const check = new Database(file);
-    expect(check.pragma('user_version', { simple: true })).toBe(3);
+    expect(check.pragma('user_version', { simple: true })).toBe(4);
     expect(check.pragma('application_id', { simple: true })).toBe(0x53454d41);
     check.close();
     const again = new SqliteTaskStore(file);
@@ -273,7 +273,7 @@ describe('store', () => {
     again.close();
   });
 
-  it('moves a schema 1 file to schema 3 in place: schedules and groups keep everything, bursts too', () => {
+  it('moves a schema 1 file to schema 4 in place: schedules and groups keep everything, bursts too', () => {
     const file = path.join(tempDir(), 'q.db');
     const v1 = new Database(file);
     v1.exec(SCHEMA_V1);
@@ -302,8 +302,31 @@ describe('store', () => {
     });
     store.close();
     const check = new Database(file);
-    expect(check.pragma('user_version', { simple: true })).toBe(3);
+    expect(check.pragma('user_version', { simple: true })).toBe(4);
     check.close();
+  });
+
+  it('moves a schema 3 file to schema 4: its gates keep their limits, with no idle condition and no pausing', () => {
+    const file = path.join(tempDir(), 'q.db');
+    const v3 = new Database(file);
+    v3.exec(SCHEMA_V1 + SCHEMA_V2 + SCHEMA_V3);
+    v3.pragma('user_version = 3');
+    v3.prepare(
+      "INSERT INTO gates (scope, max_load, min_free_memory, on_ac) VALUES ('backups', 0.8, 1024, 1)",
+    ).run();
+    v3.close();
+    const store = new SqliteTaskStore(file);
+    expect(store.stats(Date.now(), 0).gates).toEqual([
+      {
+        group: 'backups',
+        maxLoad: 0.8,
+        minFreeMemory: 1024,
+        onAc: true,
+        whenIdleMs: null,
+        pauseRunning: false,
+      },
+    ]);
+    store.close();
   });
 
   it("shows a group's Retry-After block by the caller's clock after a group change", () => {

@@ -252,6 +252,27 @@ describe('the Electron main process, compiled, against a recording Electron', ()
     await app.until(() => app.last('window.show'), 'the window shown');
   });
 
+  it("judges a gate's --when-idle on Electron's idle time: no start until the user is idle", async () => {
+    const app = new FakeElectronApp(['--hidden']);
+    await app.until(() => app.last('app.requestSingleInstanceLock'), 'the single-instance lock');
+    await app.send({ cmd: 'ready' });
+    await app.until(() => app.last('tray.new'), 'the tray');
+    const other = await testEngine({ file: path.join(app.home, 'queue.db') });
+    await other.setGate(null, { whenIdleMs: 300_000 });
+    const { task } = await other.enqueue({ kind: 'shell', name: 'indexer', payload: { command: 'true' } });
+    await app.until(
+      () => app.stderr.includes('the queue gate closed: user idle 0ms < 5m; no new start'),
+      'the gate closed on the idle time',
+    );
+    expect((await other.getTask(task.id)).status).toBe('pending');
+    await app.send({ cmd: 'idle', seconds: 301 });
+    await waitFor(async () => (await other.getTask(task.id)).status === 'done', 'the task done once idle');
+    expect(app.stderr).toContain('the queue gate opened');
+    expect(app.stderr).not.toContain('stays open on the idle time');
+    await app.send({ cmd: 'tray-click', label: 'Quit Semaforo' });
+    expect(await app.exited).toBe(0);
+  });
+
   it('a second launch only hands over to the first: no window, tray or database', async () => {
     const app = new FakeElectronApp([], { FAKE_ELECTRON_LOCK: 'held' });
     expect(await app.exited).toBe(0);

@@ -12,7 +12,7 @@ if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);
 function heldQueue(db: string): void {
   const store = new SqliteTaskStore(db);
   store.setResource('main-db', 1);
-  store.setGate('backups', { maxLoad: 0.8, onAc: true });
+  store.setGate('backups', { maxLoad: 0.8, onAc: true, whenIdleMs: 300_000, pauseRunning: true });
   store.enqueue(
     ['backups', 'deploys', 'deploys'].map((group, i) => ({
       kind: 'sleep',
@@ -43,7 +43,15 @@ describe.skipIf(!hasChromium)('resources and gates on the dashboard', () => {
     const row = panel.getByRole('row', { name: /main-db/ });
     await row.getByText('1 of 1').waitFor();
     expect(await row.getByRole('cell').allInnerTexts()).toEqual(['1 of 1', '1', '2, 3', '–']);
-    await panel.getByText(/backups: starts only with load ≤ 0.8 per core, on AC/).waitFor();
+    await panel
+      .getByText(
+        /backups: starts only with load ≤ 0.8 per core, on AC, the user idle ≥ 5m; pauses running shell tasks while closed/,
+      )
+      .waitFor();
+    // The serving process's machine judges it: no idle time outside the tray app, a real load.
+    await panel
+      .getByText(/here now: (closed: load [\d.]+ per core > 0\.8|open \(.*cannot read .*the idle time)/)
+      .waitFor();
     await screenshot(page, 'groups-resources');
 
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'New task' }).click();

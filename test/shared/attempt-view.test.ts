@@ -21,6 +21,7 @@ function attempt(
     error,
     output: null,
     worker: 'w',
+    pausedMs: null,
   };
 }
 function action(startedAt: number, outcome: HistoryEntry['outcome']): HistoryEntry {
@@ -35,6 +36,7 @@ function action(startedAt: number, outcome: HistoryEntry['outcome']): HistoryEnt
     error: null,
     output: null,
     worker: null,
+    pausedMs: null,
   };
 }
 

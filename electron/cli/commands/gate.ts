@@ -3,17 +3,20 @@ import { Command } from 'commander';
 import type { GateConfig } from '../../../shared/domain.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import { gateUpdateSchema, groupNameSchema, parseInput } from '../../../shared/schemas.ts';
+import { formatDuration } from '../../../shared/durations.ts';
 import { formatBytes, parseBytes } from '../../../shared/sizes.ts';
-import { gateViews } from '../../core/machine/gate-view.ts';
+import { gateStateText, gateViews } from '../../core/machine/gate-view.ts';
 import { readMachine } from '../../core/machine/readings.ts';
 import type { CliContext } from '../context.ts';
 import { table } from '../format.ts';
-import { namingOptions } from '../task-options.ts';
+import { duration, namingOptions } from '../task-options.ts';
 
 interface SetOptions {
   maxLoad?: string;
   minFreeMemory?: string;
   onAc?: boolean;
+  whenIdle?: string;
+  pauseRunning?: boolean;
 }
 
 const groupOf = (name: string | undefined) =>
@@ -39,8 +42,14 @@ function updateOf(opts: SetOptions): Record<string, unknown> {
     update.minFreeMemory = bytes;
   }
   if (opts.onAc !== undefined) update.onAc = opts.onAc;
+  if (opts.whenIdle !== undefined)
+    update.whenIdleMs = opts.whenIdle === 'none' ? null : duration('--when-idle', opts.whenIdle);
+  if (opts.pauseRunning !== undefined) update.pauseRunning = opts.pauseRunning;
   if (Object.keys(update).length === 0)
-    bad('--max-load', 'give --max-load, --min-free-memory and/or --on-ac (or --no-on-ac)');
+    bad(
+      '--max-load',
+      'give --max-load, --min-free-memory, --on-ac, --when-idle and/or --pause-running (or their --no- forms)',
+    );
   return update;
 }
 
@@ -51,13 +60,15 @@ function conditions(g: GateConfig): string {
     g.maxLoad !== null ? `load ≤ ${g.maxLoad} per core` : null,
     g.minFreeMemory !== null ? `≥ ${formatBytes(g.minFreeMemory)} available` : null,
     g.onAc ? 'on AC' : null,
+    g.whenIdleMs !== null ? `user idle ≥ ${formatDuration(g.whenIdleMs)}` : null,
   ];
-  return parts.filter(Boolean).join(', ') || 'nothing';
+  const text = parts.filter(Boolean).join(', ') || 'nothing';
+  return g.pauseRunning ? `${text}; pauses running shell tasks` : text;
 }
 
 export function gateCommand(ctx: CliContext): Command {
   const gate = new Command('gate').description(
-    "machine gates: no new start while the worker's machine is loaded, short of memory or on battery",
+    "machine gates: no new start while the worker's machine is loaded, short of memory, on battery or in use",
   );
   const set = new Command('set')
     .description(
@@ -68,14 +79,24 @@ export function gateCommand(ctx: CliContext): Command {
     .option('--min-free-memory <size>', 'available memory below which no task starts (512m, 1g), or none')
     .option('--on-ac', 'start tasks only on mains power')
     .option('--no-on-ac', 'start tasks on battery too')
+    .option(
+      '--when-idle <duration>',
+      'start tasks only once the user has been idle this long (5m; read by the tray app only), or none',
+    )
+    .option(
+      '--pause-running',
+      "while closed, stop the scope's running shell tasks here (SIGSTOP) until it opens",
+    )
+    .option('--no-pause-running', 'leave running tasks alone while closed')
     .addHelpText(
       'after',
-      '\nExamples:\n  semaforo gate set --max-load 0.8\n  semaforo gate set backups --max-load 0.8 --min-free-memory 1g --on-ac',
+      '\nExamples:\n  semaforo gate set --max-load 0.8\n  semaforo gate set backups --max-load 0.8 --min-free-memory 1g --on-ac\n  semaforo gate set indexing --when-idle 5m --pause-running',
     );
   set.action(async (name: string | undefined, opts: SetOptions) => {
     const update = updateOf(opts);
     const engine = await ctx.engine(set);
-    const g = await namingOptions({ maxLoad: '--max-load', minFreeMemory: '--min-free-memory' }, () =>
+    const options = { maxLoad: '--max-load', minFreeMemory: '--min-free-memory', whenIdleMs: '--when-idle' };
+    const g = await namingOptions(options, () =>
       engine.setGate(groupOf(name), parseInput(gateUpdateSchema, update)),
     );
     ctx.print(set, g, () => `gate ${scopeName(g)}: starts only with ${conditions(g)}`);
@@ -90,15 +111,7 @@ export function gateCommand(ctx: CliContext): Command {
         ? 'No gates (semaforo gate set [GROUP] --max-load 0.8).'
         : table(
             ['GATE', 'STARTS ONLY WITH', 'HERE NOW'],
-            views.map((v) => [
-              scopeName(v.gate),
-              conditions(v.gate),
-              v.closed
-                ? `closed: ${v.reason}`
-                : v.unavailable.length > 0
-                  ? `open (cannot read ${v.unavailable.join(', ')})`
-                  : 'open',
-            ]),
+            views.map((v) => [scopeName(v.gate), conditions(v.gate), gateStateText(v)]),
           ),
     );
   });

@@ -19,6 +19,8 @@ interface Hold {
 
 export class DelayHolds {
   private readonly current = new Map<number, Hold>();
+  /** claims are held back behind a delay (said once per episode) */
+  private holding = false;
   /** min-heap by runAt; entries not in `current` any more are dropped when they reach the top */
   private readonly heap: Hold[] = [];
   private readonly mono: MonotonicClock;
@@ -49,6 +51,21 @@ export class DelayHolds {
   }
 
   /** How long until `at` (wall) may be claimed, counting the hold that keeps it back, if any. */
+  /** dueNow, saying once per episode that a hold keeps the claims back (the wall clock stepped). */
+  dueNowSaying(wall: number, warn: (line: string) => void): number {
+    const now = this.dueNow(wall);
+    // A few ms of hold are clock-rate noise; a second or more is a step.
+    const holding = wall - now >= 1000;
+    if (holding && !this.holding) {
+      warn(
+        `the wall clock is ${wall - now} ms past a retry this worker delayed (did the clock step ` +
+          'forward?); later tasks wait until that delay has really passed',
+      );
+    }
+    this.holding = holding;
+    return now;
+  }
+
   msUntil(at: number, wall: number): number {
     const top = this.top();
     let ms = at - wall;

@@ -29,6 +29,7 @@ import { LeaseRenewal } from './lease-renewal.ts';
 import { Reaper } from './reaper.ts';
 import {
   abortRunning,
+  clearTimers,
   LeaseLostError,
   newRunning,
   ShutdownError,
@@ -40,7 +41,7 @@ import { TickLoop } from './tick-loop.ts';
 import { WriteFailures } from './write-failures.ts';
 import type { DispatcherOptions } from './options.ts';
 import { GATE_SAMPLE_MS, GateWatch } from './gate-watch.ts';
-import { readMachine } from '../machine/readings.ts';
+import { pausedMsOf, RunningPauses } from './pause-running.ts';
 
 export type { DispatcherOptions };
 
@@ -53,8 +54,6 @@ export class Dispatcher {
   private readonly describeError: (err: unknown) => string;
   /** the kinds this worker claims: fixed once it starts, so not re-listed every tick */
   private readonly kinds: readonly string[];
-  /** claims are held back behind a delay (said once per episode) */
-  private holding = false;
   private readonly running = new Map<number, Running>();
   private finishes: Finish[] = [];
   private readonly loop: TickLoop;
@@ -70,13 +69,21 @@ export class Dispatcher {
   private readonly output: OutputWriter;
   private idleWaiters: (() => void)[] = [];
   private readonly gates: GateWatch;
+  private readonly pauses: RunningPauses;
 
   constructor(options: DispatcherOptions) {
     this.kinds = options.registry.kinds();
-    this.gates = new GateWatch(options.readMachine ?? (() => readMachine()), (m) => options.logger.warn(m));
+    this.gates = new GateWatch(options.readMachine, (m) => options.logger.warn(m));
     this.o = options;
     this.c = options.config;
     const mono = options.monotonic ?? systemMonotonic;
+    this.pauses = new RunningPauses({
+      ...options,
+      monotonic: mono,
+      judge: (g) => this.gates.judge(g),
+      entries: () => this.running.values(),
+      wake: () => this.wake(),
+    });
     this.holds = new DelayHolds(mono, this.c.maxHoldMs);
     this.writeFailures = new WriteFailures(options.logger, mono);
     this.describeError = options.describeError ?? ((err) => String(err));
@@ -101,6 +108,7 @@ export class Dispatcher {
       abort: (id, reason) => this.abort(id, reason),
       progress: (id, fraction) => this.progress.note(id, fraction),
       output: (entry) => this.output.note(entry),
+      monotonic: mono,
     };
     this.renewal = new LeaseRenewal({
       ...options,
@@ -141,6 +149,7 @@ export class Dispatcher {
     this.unwatch = this.o.store.watch(() => this.externalChange());
     this.every(Math.max(50, Math.floor(this.c.leaseMs / 3)), () => this.renew());
     this.every(this.c.reapIntervalMs, () => this.reaper.reap());
+    this.every(GATE_SAMPLE_MS, () => this.pauses.check());
     void this.guarded(() => this.reaper.reap());
     this.wake();
   }
@@ -172,6 +181,7 @@ export class Dispatcher {
       return;
     }
     this.state = 'stopping';
+    this.pauses.continueAll();
     this.unwatch?.();
     this.unwatch = null;
     const first = await idleOrDeadline(this.whenIdle(), deadlineMs);
@@ -232,18 +242,7 @@ export class Dispatcher {
 
   /** The time this dispatcher claims and stamps with: the wall clock, held back by DelayHolds. */
   private dueNow(): number {
-    const wall = this.o.clock.now();
-    const now = this.holds.dueNow(wall);
-    // A few ms of hold are clock-rate noise; a second or more is a step.
-    const holding = wall - now >= 1000;
-    if (holding && !this.holding) {
-      this.o.logger.warn(
-        `the wall clock is ${wall - now} ms past a retry this worker delayed (did the clock step ` +
-          'forward?); later tasks wait until that delay has really passed',
-      );
-    }
-    this.holding = holding;
-    return now;
+    return this.holds.dueNowSaying(this.o.clock.now(), (m) => this.o.logger.warn(m));
   }
 
   private async tickOnce(): Promise<void> {
@@ -325,13 +324,13 @@ export class Dispatcher {
 
   private abort(id: number, reason: Error): void {
     const entry = this.running.get(id);
-    if (entry) abortRunning(entry, reason, this.c.abortGraceMs, this.o.logger);
+    if (entry) abortRunning(entry, reason, this.c.abortGraceMs, this.o.logger, this.runParts.monotonic.now());
   }
 
   private settle(entry: Running, err: unknown, result?: unknown): void {
     if (entry.settled) return;
     entry.settled = true;
-    for (const t of entry.timers) clearTimeout(t);
+    clearTimers(entry);
     const reason: unknown = entry.abort.aborted ? entry.abort.reason : null;
     if (reason instanceof LeaseLostError || reason instanceof ShutdownError) {
       // Someone else owns it now, or stop() releases it: nothing of ours to write.
@@ -339,7 +338,8 @@ export class Dispatcher {
       return;
     }
     const now = this.o.clock.now();
-    const outcome = { err, reason, result, groupHoldMs: entry.groupHoldMs };
+    const pausedMs = pausedMsOf(entry, this.runParts.monotonic.now());
+    const outcome = { err, reason, result, groupHoldMs: entry.groupHoldMs, pausedMs };
     const finish = finishOf(entry.claim, entry.output.text(), outcome, now, this.c);
     if (finish.status !== 'done' && finish.runAt !== undefined)
       this.holds.add(finish.taskId, finish.runAt, finish.runAt - now);
@@ -349,7 +349,7 @@ export class Dispatcher {
 
   private dropRunning(entry: Running): void {
     entry.settled = true;
-    for (const t of entry.timers) clearTimeout(t);
+    clearTimers(entry);
     this.running.delete(entry.claim.task.id);
     this.notifyIdle();
   }

@@ -19,13 +19,14 @@ export const SUCCESS = Symbol('success');
 export function finishOf(
   claim: ClaimedTask,
   output: string | null,
-  outcome: { err: unknown; reason: unknown; result?: unknown; groupHoldMs?: number },
+  outcome: { err: unknown; reason: unknown; result?: unknown; groupHoldMs?: number; pausedMs?: number },
   now: number,
   config: Pick<DispatchConfig, 'backoff' | 'random'>,
 ): Finish {
   const { task, historyId } = claim;
   const { err, reason } = outcome;
-  const base = { taskId: task.id, attempt: task.attempts, historyId, output };
+  const paused = outcome.pausedMs ? { pausedMs: Math.round(outcome.pausedMs) } : {};
+  const base = { taskId: task.id, attempt: task.attempts, historyId, output, ...paused };
   const hold = outcome.groupHoldMs === undefined ? {} : { blockGroupUntil: now + outcome.groupHoldMs };
   if (err === SUCCESS && reason === null)
     return { ...base, status: 'done', result: boundResult(outcome.result), ...hold };

@@ -7,7 +7,7 @@
  */
 import type { GateConfig } from '../../../shared/domain.ts';
 import { judgeGate } from '../policy/gate-policy.ts';
-import type { MachineReading } from '../machine/readings.ts';
+import { readMachine, type MachineReading } from '../machine/readings.ts';
 import type { GateVerdict } from '../store/gate-row.ts';
 
 /** How often a closed gate is read again. */
@@ -19,8 +19,9 @@ export class GateWatch {
   private closed = new Set<string>();
   private readonly told = new Set<string>();
 
-  constructor(read: () => MachineReading, say: (line: string) => void) {
-    this.read = read;
+  /** `read` absent: this machine's /proc and /sys */
+  constructor(read: (() => MachineReading) | undefined, say: (line: string) => void) {
+    this.read = read ?? (() => readMachine());
     this.say = say;
   }
 

@@ -10,6 +10,9 @@ import type { Logger } from '../logger.ts';
 import type { ClaimedTask } from '../store/task-store.ts';
 import { SUCCESS } from './finish.ts';
 import { LazyAbort } from './lazy-abort.ts';
+import type { MonotonicClock } from '../clock.ts';
+import { PausableTimeout } from './pausable-timeout.ts';
+import { continueTask } from './pause-running.ts';
 import { TaskContext } from './task-context.ts';
 
 export class LeaseLostError extends Error {
@@ -36,6 +39,14 @@ export interface Running {
   groupHoldMs?: number;
   /** resolves when the handler itself returned or threw */
   handlerDone: Promise<void>;
+  /** its timeout, suspended while a gate pauses it */
+  timeout: PausableTimeout | null;
+  /** the process group a shell task's command leads, while it runs (pause-running.ts) */
+  pgid: number | null;
+  /** when a gate paused it (monotonic ms); null: not paused */
+  pausedAt: number | null;
+  /** ms spent paused in earlier pauses */
+  pausedMs: number;
 }
 
 export interface RunParts {
@@ -48,6 +59,7 @@ export interface RunParts {
   progress: (id: number, fraction: number) => void;
   /** the handler wrote to the output of `entry` */
   output: (entry: Running) => void;
+  monotonic: MonotonicClock;
 }
 
 export function newRunning(claim: ClaimedTask): Running {
@@ -58,6 +70,10 @@ export function newRunning(claim: ClaimedTask): Running {
     timers: [],
     settled: false,
     handlerDone: Promise.resolve(),
+    timeout: null,
+    pgid: null,
+    pausedAt: null,
+    pausedMs: 0,
   };
 }
 
@@ -71,7 +87,11 @@ export function startHandler(entry: Running, p: RunParts): void {
   }
   const timeout = task.timeout ?? handler.defaultTimeoutMs;
   if (timeout !== undefined && timeout !== null) {
-    entry.timers.push(setTimeout(() => p.abort(task.id, new TaskTimeoutError(timeout)), timeout));
+    entry.timeout = new PausableTimeout(
+      timeout,
+      () => p.abort(task.id, new TaskTimeoutError(timeout)),
+      p.monotonic,
+    );
   }
   const invalid = (err: unknown) =>
     p.settle(entry, new PermanentError(`payload no longer valid for kind "${task.kind}": ${String(err)}`));
@@ -94,6 +114,11 @@ export function startHandler(entry: Running, p: RunParts): void {
     (ms: number) => {
       if (Number.isFinite(ms) && ms > 0) entry.groupHoldMs = Math.max(entry.groupHoldMs ?? 0, ms);
     },
+    (pid: number | null) => {
+      // Ended while paused (killed from outside): its pause ends with it.
+      if (pid === null) continueTask(entry, p.monotonic.now());
+      entry.pgid = pid;
+    },
   );
   // A promise only the first time a kind's lazy schema is needed (handlers/payload.ts).
   entry.handlerDone =
@@ -114,9 +139,25 @@ function runHandler(entry: Running, p: RunParts, handler: Handler, payload: unkn
     );
 }
 
-/** Aborts a running handler; warns once if it has not returned after `graceMs`. */
-export function abortRunning(entry: Running, reason: Error, graceMs: number, logger: Logger): void {
+/** Clears the timers of a task that ended or is no longer ours. */
+export function clearTimers(entry: Running): void {
+  for (const t of entry.timers) clearTimeout(t);
+  entry.timeout?.clear();
+}
+
+/**
+ * Aborts a running handler (continuing it first if a gate paused it, so it can act on its
+ * SIGTERM); warns once if it has not returned after `graceMs`.
+ */
+export function abortRunning(
+  entry: Running,
+  reason: Error,
+  graceMs: number,
+  logger: Logger,
+  now: number,
+): void {
   if (entry.settled || entry.abort.aborted) return;
+  continueTask(entry, now);
   entry.abort.abort(reason);
   // A handler that ignores its signal still runs: its task stays running (leased, renewed,
   // counted against every limit) until it returns, so nothing else takes its slot meanwhile.

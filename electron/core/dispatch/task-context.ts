@@ -15,6 +15,7 @@ export class TaskContext implements HandlerContext {
   readonly log: (text: string) => void;
   readonly progress: (fraction: number) => void;
   readonly holdGroup: (ms: number) => void;
+  readonly processGroup: (pid: number | null) => void;
   readonly #cancel: LazyAbort;
 
   constructor(
@@ -24,6 +25,7 @@ export class TaskContext implements HandlerContext {
     progress: (fraction: number) => void,
     worker: string,
     holdGroup: (ms: number) => void,
+    processGroup: (pid: number | null) => void,
   ) {
     this.attempt = task.attempts;
     this.worker = worker;
@@ -31,6 +33,7 @@ export class TaskContext implements HandlerContext {
     this.log = log;
     this.progress = progress;
     this.holdGroup = holdGroup;
+    this.processGroup = processGroup;
     this.#cancel = cancel;
   }
 

@@ -71,7 +71,7 @@ export function hasEnded(pid: number): boolean {
 }
 
 /**
- * Stops every process tagged for `workerId`: SIGTERM, then SIGKILL to what still runs after
+ * Stops every process tagged for `workerId`: SIGCONT and SIGTERM, then SIGKILL to what still runs after
  * `graceMs`, looking again each round (a process may fork while it is being stopped). Resolves
  * true once none is left, false if some survive SIGKILL for `killWaitMs` (stuck in the kernel,
  * or not ours to signal); the caller then keeps holding the tasks and tries again later.
@@ -97,6 +97,9 @@ async function stopFound(find: () => number[], graceMs: number, killWaitMs: numb
     }
     return pids.length;
   };
+  // A worker that died with a task paused by a machine gate (SIGSTOP) left it stopped: it must
+  // run again to act on its SIGTERM.
+  signalAll('SIGCONT');
   if (signalAll('SIGTERM') === 0) return true;
   const pause = () => new Promise((resolve) => setTimeout(resolve, 25));
   for (const deadline = performance.now() + graceMs; performance.now() < deadline; await pause()) {

@@ -68,7 +68,7 @@ function taskkillTree(pid: number): Promise<void> {
 }
 
 /**
- * Stops the tree of `pid`: SIGTERM to the whole group, then SIGKILL to whatever still runs after
+ * Stops the tree of `pid`: SIGCONT (it may be paused) and SIGTERM to the whole group, then SIGKILL to whatever still runs after
  * `graceMs`. Resolves once nothing of the group runs, so a task reported cancelled or timed out
  * leaves no process behind and a retry cannot overlap it. After SIGKILL it waits at most
  * KILL_WAIT_MS more: the kernel ends killed processes asynchronously, and one stuck in an
@@ -79,6 +79,8 @@ export async function killTree(pid: number, graceMs: number): Promise<void> {
     await taskkillTree(pid);
     return;
   }
+  // A tree a machine gate stopped (SIGSTOP) must run again to act on its SIGTERM.
+  signalGroup(pid, 'SIGCONT');
   if (!signalGroup(pid, 'SIGTERM')) return;
   if (await groupEndsWithin(pid, graceMs)) return;
   signalGroup(pid, 'SIGKILL');

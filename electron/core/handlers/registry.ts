@@ -23,6 +23,11 @@ export interface HandlerContext {
    * vendor said its quota is used up). The task itself ends as its handler does.
    */
   holdGroup?: (ms: number) => void;
+  /**
+   * The shell handler tells the process group its command leads (null: it ended), so a machine
+   * gate with --pause-running can stop and continue it. Other handlers are never paused.
+   */
+  processGroup?: (pid: number | null) => void;
 }
 
 export interface Handler<P = unknown> {

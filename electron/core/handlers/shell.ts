@@ -165,6 +165,8 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
   child.stdout?.on('data', (b: Buffer) => stdout.write(b));
   child.stderr?.on('data', (b: Buffer) => stderr.write(b));
   const ended = whenEnded(child, o.pipeGraceMs);
+  // Its own group only: a command left in the terminal's group is not ours to stop.
+  if (ownGroup && child.pid !== undefined) ctx.processGroup?.(child.pid);
 
   // What the attempt left behind: its group, then anything carrying its tag (a setsid'ed
   // grandchild, or every descendant of a child on the user's terminal, which has no group of
@@ -186,6 +188,7 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
     throw spawnFailure(err as NodeJS.ErrnoException, p);
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
+    ctx.processGroup?.(null);
   }
   // Settle only once the whole tree is gone, so a new attempt never overlaps the old one. A
   // failed exit may be retried, so what it left in the background goes too; a success's

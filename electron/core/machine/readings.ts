@@ -14,6 +14,11 @@ export interface MachineReading {
   availableMemory: number | null;
   /** on mains power; null: no mains supply is known here (a desktop, a VM, not Linux) */
   onAc: boolean | null;
+  /**
+   * ms since the user last touched keyboard or mouse; null: not known here. Only the tray app
+   * can tell (Electron's powerMonitor, which it injects: withIdleTime); /proc cannot.
+   */
+  idleMs: number | null;
 }
 
 export interface MachineFolders {
@@ -58,5 +63,18 @@ export function readOnAc(f: MachineFolders = LINUX): boolean | null {
 }
 
 export function readMachine(f: MachineFolders = LINUX): MachineReading {
-  return { loadPerCore: readLoadPerCore(f), availableMemory: readAvailableMemory(f), onAc: readOnAc(f) };
+  return {
+    loadPerCore: readLoadPerCore(f),
+    availableMemory: readAvailableMemory(f),
+    onAc: readOnAc(f),
+    idleMs: null,
+  };
+}
+
+/** `read` with the idle time `readIdleMs` gives (the tray app's powerMonitor) instead of none. */
+export function withIdleTime(
+  read: () => MachineReading,
+  readIdleMs: () => number | null,
+): () => MachineReading {
+  return () => ({ ...read(), idleMs: readIdleMs() });
 }

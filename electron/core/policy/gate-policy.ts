@@ -4,10 +4,13 @@
  *
  * - load per core: closes above `maxLoad`; once closed, opens again at or below 90 % of it;
  * - available memory: closes below `minFreeMemory`; once closed, opens at or above 110 % of it;
- * - on AC: closed while on battery.
+ * - on AC: closed while on battery;
+ * - when idle: closed until the user has been idle that long (the idle time jumps to 0 at a
+ *   touch and grows steadily, so it needs no band: it cannot hover at the limit).
  * A reading that is not available keeps its part of the gate open (the caller says so once).
  */
 import type { GateConfig } from '../../../shared/domain.ts';
+import { formatDuration } from '../../../shared/durations.ts';
 import { formatBytes } from '../../../shared/sizes.ts';
 import type { MachineReading } from '../machine/readings.ts';
 
@@ -50,6 +53,11 @@ export function judgeGate(g: GateConfig, r: MachineReading, wasClosed: boolean):
   if (g.onAc) {
     if (r.onAc === null) unavailable.push('the power source (no mains supply found)');
     else if (!r.onAc) reasons.push('on battery');
+  }
+  if (g.whenIdleMs !== null) {
+    if (r.idleMs === null) unavailable.push('the idle time (only the tray app reads it)');
+    else if (r.idleMs < g.whenIdleMs)
+      reasons.push(`user idle ${formatDuration(r.idleMs)} < ${formatDuration(g.whenIdleMs)}`);
   }
   return { closed: reasons.length > 0, reason: reasons.length > 0 ? reasons.join(', ') : null, unavailable };
 }

@@ -12,6 +12,9 @@ export interface GateRow {
   min_free_memory: number | null;
   /** a flag: boolean on PostgreSQL, 0/1 on SQLite */
   on_ac: boolean | number;
+  when_idle_ms: number | null;
+  /** a flag, as on_ac */
+  pause_running: boolean | number;
 }
 
 export const scopeOf = (group: string | null): string => group ?? '';
@@ -22,6 +25,8 @@ export function gateConfig(r: GateRow): GateConfig {
     maxLoad: r.max_load,
     minFreeMemory: r.min_free_memory,
     onAc: r.on_ac === true || r.on_ac === 1,
+    whenIdleMs: r.when_idle_ms === null ? null : Number(r.when_idle_ms),
+    pauseRunning: r.pause_running === true || r.pause_running === 1,
   };
 }
 
@@ -32,6 +37,8 @@ export function updatedGate(group: string | null, was: GateConfig | null, update
     maxLoad: update.maxLoad !== undefined ? update.maxLoad : (was?.maxLoad ?? null),
     minFreeMemory: update.minFreeMemory !== undefined ? update.minFreeMemory : (was?.minFreeMemory ?? null),
     onAc: update.onAc ?? was?.onAc ?? false,
+    whenIdleMs: update.whenIdleMs !== undefined ? update.whenIdleMs : (was?.whenIdleMs ?? null),
+    pauseRunning: update.pauseRunning ?? was?.pauseRunning ?? false,
   };
 }
 

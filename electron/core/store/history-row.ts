@@ -15,6 +15,7 @@ export interface HistoryRow {
   error: string | null;
   output: string | null;
   worker: string | null;
+  paused_ms: number | null;
 }
 
 export function historyEntry(r: HistoryRow): HistoryEntry {
@@ -29,5 +30,6 @@ export function historyEntry(r: HistoryRow): HistoryEntry {
     error: r.error,
     output: r.output,
     worker: r.worker,
+    pausedMs: r.paused_ms,
   };
 }

@@ -84,6 +84,8 @@ export type Finish =
       output: string | null;
       /** the handler said the vendor's quota is used up: no start in the group until then */
       blockGroupUntil?: number;
+      /** ms a machine gate kept the attempt stopped (--pause-running) */
+      pausedMs?: number;
     }
   | {
       taskId: number;
@@ -102,6 +104,8 @@ export type Finish =
       waitGuessed?: boolean;
       /** a throttle signal, also once past the task's Retry-After budget (adaptive-row.ts) */
       throttled?: boolean;
+      /** as for 'done' */
+      pausedMs?: number;
     };
 
 export interface TickInput {
@@ -257,6 +261,8 @@ export interface TaskStore {
   /** Creates or changes the machine gate of a group (null: of the whole queue). */
   setGate(group: string | null, update: GateUpdate): Promise<GateConfig>;
   removeGate(group: string | null): Promise<boolean>;
+  /** the gates alone (a dispatcher pausing running tasks reads them every few seconds) */
+  listGates(): Promise<GateConfig[]>;
   purgeFinished(before: number): Promise<number>;
 
   getTask(id: number): Promise<TaskWithHistory | null>;

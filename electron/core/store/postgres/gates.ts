@@ -9,10 +9,12 @@ export async function setGate(db: Db, group: string | null, update: GateUpdate):
     const [row] = await q.query<GateRow>('SELECT * FROM gates WHERE scope = $1 FOR UPDATE', [scopeOf(group)]);
     const g = updatedGate(group, row ? gateConfig(row) : null, update);
     await q.query(
-      `INSERT INTO gates (scope, max_load, min_free_memory, on_ac) VALUES ($1, $2, $3, $4)
+      `INSERT INTO gates (scope, max_load, min_free_memory, on_ac, when_idle_ms, pause_running)
+       VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (scope) DO UPDATE SET max_load = excluded.max_load,
-         min_free_memory = excluded.min_free_memory, on_ac = excluded.on_ac`,
-      [scopeOf(group), g.maxLoad, g.minFreeMemory, g.onAc],
+         min_free_memory = excluded.min_free_memory, on_ac = excluded.on_ac,
+         when_idle_ms = excluded.when_idle_ms, pause_running = excluded.pause_running`,
+      [scopeOf(group), g.maxLoad, g.minFreeMemory, g.onAc, g.whenIdleMs, g.pauseRunning],
     );
     q.changed();
     return g;

@@ -11,6 +11,7 @@ import type { PgDb, Queryable } from './db.ts';
 import { SCHEMA_V1 } from './schema.ts';
 import { SCHEMA_V2 } from './schema-v2.ts';
 import { SCHEMA_V3 } from './schema-v3.ts';
+import { SCHEMA_V4 } from './schema-v4.ts';
 
 interface Migration {
   version: number;
@@ -22,6 +23,11 @@ const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'tasks, history, groups, counters, settings, schedules', sql: SCHEMA_V1 },
   { version: 2, description: "the counters' update trigger in linear time", sql: SCHEMA_V2 },
   { version: 3, description: 'adaptive groups: learned limits and their history', sql: SCHEMA_V3 },
+  {
+    version: 4,
+    description: "machine gates' idle condition and pausing; the time an attempt was paused",
+    sql: SCHEMA_V4,
+  },
 ];
 
 export const LATEST_PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -26,7 +26,7 @@ import {
   metrics,
   stats,
 } from './reads.ts';
-import { removeGate, setGate } from './gates.ts';
+import { listGates, removeGate, setGate } from './gates.ts';
 import { removeResource, setResource } from './resources.ts';
 import { createPgScheduleStore } from './schedule-store.ts';
 import { tick } from './tick.ts';
@@ -132,6 +132,7 @@ class PgTaskStore implements TaskStore {
   removeResource: TaskStore['removeResource'] = (name) => removeResource(this.db, name);
   setGate: TaskStore['setGate'] = (group, update) => setGate(this.db, group, update);
   removeGate: TaskStore['removeGate'] = (group) => removeGate(this.db, group);
+  listGates: TaskStore['listGates'] = () => listGates(this.db);
   purgeFinished: TaskStore['purgeFinished'] = (before) => purgeFinished(this.db, before);
 
   getTask: TaskStore['getTask'] = (id) => getTask(this.db, id);

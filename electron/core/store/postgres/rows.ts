@@ -139,6 +139,7 @@ const historyRow = rowChecker<HistoryRow>('history', {
   error: orNull(TEXT),
   output: orNull(TEXT),
   worker: orNull(TEXT),
+  paused_ms: orNull(INT),
 });
 
 const STATUS_SET = new Set<string>(TASK_STATUSES);

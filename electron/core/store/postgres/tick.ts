@@ -37,6 +37,8 @@ const FINISH_FAILED = `UPDATE tasks SET status = $1, error = $2, run_at = coales
   WHERE id = $7 AND status = 'running' AND lease_owner = $8 AND attempts = $9
   RETURNING group_name`;
 const CLOSE_ATTEMPT = 'UPDATE history SET ended_at = $1, outcome = $2, error = $3, output = $4 WHERE id = $5';
+const SET_PAUSED = `UPDATE history SET paused_ms = p.ms
+  FROM unnest($1::bigint[], $2::bigint[]) AS p(id, ms) WHERE history.id = p.id`;
 const BLOCK_GROUP =
   'UPDATE groups SET blocked_until = greatest(coalesce(blocked_until, 0), $1) WHERE name = $2';
 
@@ -63,6 +65,9 @@ export async function tick(
   const adaptive = input.finishes.length > 0 ? await adaptiveGroups(q) : new Map<string, never>();
   const finishes = await withoutGuessedWaits(q, input.finishes, adaptive);
   const written = await applyFinishes(q, finishes, input.worker, now, clockOffset);
+  const paused = written.filter((f) => f.pausedMs);
+  if (paused.length > 0)
+    await q.query(SET_PAUSED, [paused.map((f) => f.historyId), paused.map((f) => Math.round(f.pausedMs!))]);
   await learn(q, written, adaptive, Math.round(queueNow));
   // The caller knows its finishes by identity: the ones it gave, not the ones rewritten.
   const given = new Map(finishes.map((f, i) => [f, input.finishes[i]!]));

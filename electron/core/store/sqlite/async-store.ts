@@ -139,6 +139,7 @@ class AsyncSqliteStore implements TaskStore {
   removeResource: TaskStore['removeResource'] = (name) => settle(() => this.s.removeResource(name), this.t);
   setGate: TaskStore['setGate'] = (group, update) => settle(() => this.s.setGate(group, update), this.t);
   removeGate: TaskStore['removeGate'] = (group) => settle(() => this.s.removeGate(group), this.t);
+  listGates: TaskStore['listGates'] = () => settle(() => this.s.listGates(), this.t);
   purgeFinished: TaskStore['purgeFinished'] = (before) => settle(() => this.s.purgeFinished(before), this.t);
   getTask: TaskStore['getTask'] = (id) => settle(() => this.s.getTask(id), this.t);
   listTasks: TaskStore['listTasks'] = (query) => settle(() => this.s.listTasks(query), this.t);

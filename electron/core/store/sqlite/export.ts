@@ -18,7 +18,7 @@ const FLAGS: Readonly<Record<ExportTable, readonly string[]>> = {
   group_starts: [],
   group_limits: [],
   resources: [],
-  gates: ['on_ac'],
+  gates: ['on_ac', 'pause_running'],
   schedules: ['enabled'],
   tasks: ['cancel_requested'],
   history: [],

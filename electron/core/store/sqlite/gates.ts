@@ -9,7 +9,7 @@ export class GateStore {
   private readonly commits: Commits;
   private readonly one: Statement<[string], GateRow>;
   private readonly all: Statement<[], GateRow>;
-  private readonly upsert: Statement<[string, number | null, number | null, number]>;
+  private readonly upsert: Statement<[string, number | null, number | null, number, number | null, number]>;
   private readonly del: Statement<[string]>;
 
   constructor(db: Database, commits: Commits) {
@@ -17,9 +17,11 @@ export class GateStore {
     this.one = db.prepare('SELECT * FROM gates WHERE scope = ?');
     this.all = db.prepare('SELECT * FROM gates ORDER BY scope');
     this.upsert = db.prepare(
-      `INSERT INTO gates (scope, max_load, min_free_memory, on_ac) VALUES (?, ?, ?, ?)
+      `INSERT INTO gates (scope, max_load, min_free_memory, on_ac, when_idle_ms, pause_running)
+       VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (scope) DO UPDATE SET max_load = excluded.max_load,
-         min_free_memory = excluded.min_free_memory, on_ac = excluded.on_ac`,
+         min_free_memory = excluded.min_free_memory, on_ac = excluded.on_ac,
+         when_idle_ms = excluded.when_idle_ms, pause_running = excluded.pause_running`,
     );
     this.del = db.prepare('DELETE FROM gates WHERE scope = ?');
   }
@@ -28,7 +30,14 @@ export class GateStore {
     return this.commits.run('durable', () => {
       const row = this.one.get(scopeOf(group));
       const g = updatedGate(group, row ? gateConfig(row) : null, update);
-      this.upsert.run(scopeOf(group), g.maxLoad, g.minFreeMemory, g.onAc ? 1 : 0);
+      this.upsert.run(
+        scopeOf(group),
+        g.maxLoad,
+        g.minFreeMemory,
+        g.onAc ? 1 : 0,
+        g.whenIdleMs,
+        g.pauseRunning ? 1 : 0,
+      );
       return g;
     });
   }

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { SchemaTooNewError } from '../../errors.ts';
-import { APPLICATION_ID, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3 } from './schema.ts';
+import { APPLICATION_ID, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4 } from './schema.ts';
 
 /**
  * Numbered schema migrations. The schema version lives in `PRAGMA user_version`; each migration
@@ -28,6 +28,11 @@ const MIGRATIONS: readonly Migration[] = [
     version: 3,
     description: 'adaptive groups: learned limits and their history',
     up: (db) => db.exec(SCHEMA_V3),
+  },
+  {
+    version: 4,
+    description: "machine gates' idle condition and pausing; the time an attempt was paused",
+    up: (db) => db.exec(SCHEMA_V4),
   },
 ];
 

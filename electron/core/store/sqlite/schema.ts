@@ -230,3 +230,13 @@ export const SCHEMA_V3 = `
     on_ac INTEGER NOT NULL DEFAULT 0 CHECK (on_ac IN (0, 1))
   ) WITHOUT ROWID;
 `;
+
+/**
+ * Version 4: a machine gate's idle condition (ms the user must have been idle; null: not judged)
+ * and whether it pauses running shell tasks; the time an attempt spent paused by one.
+ */
+export const SCHEMA_V4 = `
+  ALTER TABLE gates ADD COLUMN when_idle_ms INTEGER CHECK (when_idle_ms IS NULL OR when_idle_ms > 0);
+  ALTER TABLE gates ADD COLUMN pause_running INTEGER NOT NULL DEFAULT 0 CHECK (pause_running IN (0, 1));
+  ALTER TABLE history ADD COLUMN paused_ms INTEGER;
+`;

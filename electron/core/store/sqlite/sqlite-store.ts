@@ -186,6 +186,10 @@ export class SqliteTaskStore implements SyncTaskStore {
     return this.gates.remove(group);
   }
 
+  listGates(): GateConfig[] {
+    return this.gates.list();
+  }
+
   getTask(id: number): TaskWithHistory | null {
     return this.reads.getTask(id);
   }

@@ -41,6 +41,7 @@ export class Tick {
   private readonly closeAttempt: Statement<[number, string, string | null, string | null, number]>;
   private readonly groupOf: Statement<[number], { group_name: string }>;
   private readonly blockGroup: Statement<[number, string]>;
+  private readonly setPaused: Statement<[number, number]>;
 
   constructor(db: Database, commits: Commits) {
     this.commits = commits;
@@ -75,6 +76,7 @@ export class Tick {
       'UPDATE history SET ended_at = ?, outcome = ?, error = ?, output = ? WHERE id = ?',
     );
     this.groupOf = db.prepare('SELECT group_name FROM tasks WHERE id = ?');
+    this.setPaused = db.prepare('UPDATE history SET paused_ms = ? WHERE id = ?');
     this.blockGroup = db.prepare(
       'UPDATE groups SET blocked_until = max(coalesce(blocked_until, 0), ?) WHERE name = ?',
     );
@@ -91,6 +93,7 @@ export class Tick {
       const adaptive = input.finishes.length > 0 ? this.learning.groups() : NO_GROUPS;
       const finishes = this.learning.withoutGuessedWaits(input.finishes, adaptive);
       const written = this.applyFinishes(finishes, input.worker, now);
+      for (const f of written) if (f.pausedMs) this.setPaused.run(f.pausedMs, f.historyId);
       this.learning.learn(written, adaptive, now);
       // The caller knows its finishes by identity: the ones it gave, not the ones rewritten.
       const applied = finishes === input.finishes ? written : originals(written, finishes, input.finishes);
