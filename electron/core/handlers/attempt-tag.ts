@@ -86,21 +86,21 @@ export function stopAttempt(tag: string, graceMs: number, killWaitMs = 2000): Pr
 }
 
 async function stopFound(find: () => number[], graceMs: number, killWaitMs: number): Promise<boolean> {
-  const signalAll = (signal: NodeJS.Signals) => {
-    const pids = find();
-    for (const pid of pids) {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // gone meanwhile, or EPERM (it changed user): findTagged decides whether it still counts
+  const signalAll = (...signals: NodeJS.Signals[]) => {
+    const pids = find(); // a scan of /proc: once for all the signals
+    for (const pid of pids)
+      for (const signal of signals) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // gone meanwhile, or EPERM (it changed user): findTagged decides whether it still counts
+        }
       }
-    }
     return pids.length;
   };
   // A worker that died with a task paused by a machine gate (SIGSTOP) left it stopped: it must
   // run again to act on its SIGTERM.
-  signalAll('SIGCONT');
-  if (signalAll('SIGTERM') === 0) return true;
+  if (signalAll('SIGCONT', 'SIGTERM') === 0) return true;
   const pause = () => new Promise((resolve) => setTimeout(resolve, 25));
   for (const deadline = performance.now() + graceMs; performance.now() < deadline; await pause()) {
     if (find().length === 0) return true;
