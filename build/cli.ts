@@ -8,12 +8,64 @@
  * checkout runs its sources, never a stale build.
  */
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Rollup } from 'vite';
+import { build, type Plugin, type Rollup } from 'vite';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'dist/cli');
+
+/**
+ * Node's built-in modules taken with `process.getBuiltinModule`, not `import`: an ES import of a
+ * built-in makes Node build a module facade that reads every export, and so runs the lazy
+ * getters behind them (`fs.promises` loads fs/promises, readline and the streams; `node:process`
+ * loads the diagnostic report and worker_threads; `node:util` parseArgs and its diff): some 50
+ * internal modules compiled at every start that no command uses. Each importer gets a stand-in
+ * that reads only the names it imports.
+ */
+function builtinsWithoutFacades(): Plugin {
+  const PREFIX = '\0builtin:';
+  return {
+    name: 'semaforo:builtins-without-facades',
+    enforce: 'pre',
+    // One stand-in per importing module: it reads that module's names, and lands in its chunk.
+    // A dynamic import keeps Node's own namespace (it may use any name), paid only when it runs.
+    resolveId(id, importer, options) {
+      // (Rolldown's own runtime, a virtual module, keeps its plain import.)
+      if (!isBuiltin(id) || !importer || importer.startsWith('\0')) return null;
+      if ((options as { kind?: string }).kind !== 'import-statement') return null;
+      return `${PREFIX}${id.startsWith('node:') ? id : `node:${id}`}?${importer}`;
+    },
+    load(id) {
+      if (!id.startsWith(PREFIX)) return null;
+      const q = id.indexOf('?');
+      const name = id.slice(PREFIX.length, q);
+      const code = this.getModuleInfo(id.slice(q + 1))?.code ?? '';
+      const bare = name.slice('node:'.length);
+      const from = `(?:node:)?${bare.replace(/[/]/g, '\\/')}`;
+      const names = new Set<string>();
+      for (const m of code.matchAll(
+        new RegExp(`import\\s+(?:[\\w$]+\\s*,\\s*)?\\{([^}]*)\\}\\s*from\\s*['"]${from}['"]`, 'g'),
+      ))
+        for (const spec of m[1]!.split(',')) {
+          const imported = spec
+            .trim()
+            .replace(/^type\s+/, '')
+            .split(/\s+as\s+/)[0]!;
+          if (/^[A-Za-z_$][\w$]*$/.test(imported) && imported !== 'default') names.add(imported);
+        }
+      if (new RegExp(`import\\s*\\*\\s*as\\s+[\\w$]+\\s+from\\s*['"]${from}['"]`).test(code))
+        this.error(
+          `${id.slice(q + 1)}: the CLI build takes no \`import * as\` of ${name}; import its default`,
+        );
+      return (
+        `const m = process.getBuiltinModule(${JSON.stringify(name)});\nexport default m;\n` +
+        (names.size ? `export const { ${[...names].join(', ')} } = m;\n` : '')
+      );
+    },
+  };
+}
 
 const started = performance.now();
 const result = await build({
@@ -21,6 +73,7 @@ const result = await build({
   configFile: false,
   logLevel: 'warn',
   publicDir: false,
+  plugins: [builtinsWithoutFacades()],
   build: {
     ssr: path.join(root, 'electron/cli/main.ts'),
     outDir,
@@ -29,7 +82,12 @@ const result = await build({
     minify: false,
     sourcemap: false,
     reportCompressedSize: false,
-    rolldownOptions: { output: { entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' } },
+    rolldownOptions: {
+      output: {
+        entryFileNames: '[name].js',
+        chunkFileNames: '[name]-[hash].js',
+      },
+    },
   },
   // Everything but the native addon is bundled: fewer files to find and read at every start.
   ssr: { noExternal: true, external: ['better-sqlite3'], target: 'node' },
