@@ -1,7 +1,7 @@
 /**
  * Builds the `semaforo` command line into dist/cli: one ES module bundle per lazily loaded
  * command (Vite's SSR build, i.e. Rolldown), better-sqlite3 left to node_modules (a native
- * addon). Run by `npm run build:cli` (not at install: see the README).
+ * addon). Run at `npm install` and `npm ci` (the `prepare` script) and by `npm run build:cli`.
  *
  * Next to it, dist/cli/stamp.json lists every source file that went in with its mtime;
  * bin/semaforo.js runs the bundle only while each of them still has that mtime, so an edited
@@ -11,7 +11,20 @@ import fs from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin, type Rollup } from 'vite';
+import type { build as viteBuild, Plugin, Rollup } from 'vite';
+
+// `npm install` runs this as `prepare`; an install without devDependencies has no Vite, and then
+// the CLI runs from its sources (slower to start) rather than the install failing.
+let build: typeof viteBuild;
+try {
+  ({ build } = await import('vite'));
+} catch (err) {
+  if (!process.argv.includes('--if-possible')) throw err;
+  process.stdout.write(
+    'semaforo: Vite is not installed, so the CLI is not built and runs from its sources\n',
+  );
+  process.exit(0);
+}
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'dist/cli');
@@ -105,7 +118,12 @@ for (const out of outputs)
       }
 // The format bin/semaforo.js reads: paths relative to the root, mtimes in milliseconds.
 const files: Record<string, number> = {};
-for (const rel of [...sources].sort()) files[rel] = fs.statSync(path.join(root, rel)).mtimeMs;
+// With them this script and the lock file (where there is one): a changed build recipe or
+// dependency (bundled in too) also makes the build stale until the next `npm install`.
+for (const rel of [...[...sources].sort(), 'build/cli.ts', 'package-lock.json']) {
+  const st = fs.statSync(path.join(root, rel), { throwIfNoEntry: false });
+  if (st) files[rel] = st.mtimeMs;
+}
 fs.writeFileSync(path.join(outDir, 'stamp.json'), JSON.stringify({ entry: 'main.js', files }));
 process.stdout.write(
   `built the CLI into dist/cli (${sources.size} sources) in ${Math.round(performance.now() - started)} ms\n`,
