@@ -1,19 +1,84 @@
 /**
  * Builds the `semaforo` command line into dist/cli: one ES module bundle per lazily loaded
  * command (Vite's SSR build, i.e. Rolldown), better-sqlite3 left to node_modules (a native
- * addon). Run by `npm run build:cli` (not at install: see the README).
+ * addon). Run at `npm install` and `npm ci` (the `prepare` script) and by `npm run build:cli`.
  *
  * Next to it, dist/cli/stamp.json lists every source file that went in with its mtime;
  * bin/semaforo.js runs the bundle only while each of them still has that mtime, so an edited
  * checkout runs its sources, never a stale build.
  */
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Rollup } from 'vite';
+import type { build as viteBuild, Plugin, Rollup } from 'vite';
+
+// `npm install` runs this as `prepare`; an install without devDependencies has no Vite, and then
+// the CLI runs from its sources (slower to start) rather than the install failing.
+let build: typeof viteBuild;
+try {
+  ({ build } = await import('vite'));
+} catch (err) {
+  if (!process.argv.includes('--if-possible')) throw err;
+  process.stdout.write(
+    'semaforo: Vite is not installed, so the CLI is not built and runs from its sources\n',
+  );
+  process.exit(0);
+}
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'dist/cli');
+
+/**
+ * Node's built-in modules taken with `process.getBuiltinModule`, not `import`: an ES import of a
+ * built-in makes Node build a module facade that reads every export, and so runs the lazy
+ * getters behind them (`fs.promises` loads fs/promises, readline and the streams; `node:process`
+ * loads the diagnostic report and worker_threads; `node:util` parseArgs and its diff): some 50
+ * internal modules compiled at every start that no command uses. Each importer gets a stand-in
+ * that reads only the names it imports.
+ */
+function builtinsWithoutFacades(): Plugin {
+  const PREFIX = '\0builtin:';
+  return {
+    name: 'semaforo:builtins-without-facades',
+    enforce: 'pre',
+    // One stand-in per importing module: it reads that module's names, and lands in its chunk.
+    // A dynamic import keeps Node's own namespace (it may use any name), paid only when it runs.
+    resolveId(id, importer, options) {
+      // (Rolldown's own runtime, a virtual module, keeps its plain import.)
+      if (!isBuiltin(id) || !importer || importer.startsWith('\0')) return null;
+      if ((options as { kind?: string }).kind !== 'import-statement') return null;
+      return `${PREFIX}${id.startsWith('node:') ? id : `node:${id}`}?${importer}`;
+    },
+    load(id) {
+      if (!id.startsWith(PREFIX)) return null;
+      const q = id.indexOf('?');
+      const name = id.slice(PREFIX.length, q);
+      const code = this.getModuleInfo(id.slice(q + 1))?.code ?? '';
+      const bare = name.slice('node:'.length);
+      const from = `(?:node:)?${bare.replace(/[/]/g, '\\/')}`;
+      const names = new Set<string>();
+      for (const m of code.matchAll(
+        new RegExp(`import\\s+(?:[\\w$]+\\s*,\\s*)?\\{([^}]*)\\}\\s*from\\s*['"]${from}['"]`, 'g'),
+      ))
+        for (const spec of m[1]!.split(',')) {
+          const imported = spec
+            .trim()
+            .replace(/^type\s+/, '')
+            .split(/\s+as\s+/)[0]!;
+          if (/^[A-Za-z_$][\w$]*$/.test(imported) && imported !== 'default') names.add(imported);
+        }
+      if (new RegExp(`import\\s*\\*\\s*as\\s+[\\w$]+\\s+from\\s*['"]${from}['"]`).test(code))
+        this.error(
+          `${id.slice(q + 1)}: the CLI build takes no \`import * as\` of ${name}; import its default`,
+        );
+      return (
+        `const m = process.getBuiltinModule(${JSON.stringify(name)});\nexport default m;\n` +
+        (names.size ? `export const { ${[...names].join(', ')} } = m;\n` : '')
+      );
+    },
+  };
+}
 
 const started = performance.now();
 const result = await build({
@@ -21,6 +86,7 @@ const result = await build({
   configFile: false,
   logLevel: 'warn',
   publicDir: false,
+  plugins: [builtinsWithoutFacades()],
   build: {
     ssr: path.join(root, 'electron/cli/main.ts'),
     outDir,
@@ -29,7 +95,12 @@ const result = await build({
     minify: false,
     sourcemap: false,
     reportCompressedSize: false,
-    rolldownOptions: { output: { entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' } },
+    rolldownOptions: {
+      output: {
+        entryFileNames: '[name].js',
+        chunkFileNames: '[name]-[hash].js',
+      },
+    },
   },
   // Everything but the native addon is bundled: fewer files to find and read at every start.
   ssr: { noExternal: true, external: ['better-sqlite3'], target: 'node' },
@@ -47,7 +118,12 @@ for (const out of outputs)
       }
 // The format bin/semaforo.js reads: paths relative to the root, mtimes in milliseconds.
 const files: Record<string, number> = {};
-for (const rel of [...sources].sort()) files[rel] = fs.statSync(path.join(root, rel)).mtimeMs;
+// With them this script and the lock file (where there is one): a changed build recipe or
+// dependency (bundled in too) also makes the build stale until the next `npm install`.
+for (const rel of [...[...sources].sort(), 'build/cli.ts', 'package-lock.json']) {
+  const st = fs.statSync(path.join(root, rel), { throwIfNoEntry: false });
+  if (st) files[rel] = st.mtimeMs;
+}
 fs.writeFileSync(path.join(outDir, 'stamp.json'), JSON.stringify({ entry: 'main.js', files }));
 process.stdout.write(
   `built the CLI into dist/cli (${sources.size} sources) in ${Math.round(performance.now() - started)} ms\n`,

@@ -33,8 +33,9 @@ export async function startCli(
   args: readonly string[],
   db: string,
   readyText: string,
+  nodeFlags: readonly string[] = [],
 ): Promise<ChildProcess> {
-  const child = spawnNode([BIN, '--db', db, ...args], { SEMAFORO_HOME: path.dirname(db) });
+  const child = spawnNode([...nodeFlags, BIN, '--db', db, ...args], { SEMAFORO_HOME: path.dirname(db) });
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (d: Buffer) => {

@@ -2,8 +2,8 @@
  * Load through the real command line: 100,000 tasks enqueued with one `semaforo enqueue --stdin`
  * (one transaction) while a spawned `semaforo work` runs, under a global limit and group limits.
  * What a user relies on, checked from outside the worker:
- * - its memory stays flat: peak RSS (VmHWM) once 100,000 are done is within 1.5x of the peak once
- *   10,000 were done;
+ * - it leaks no memory: the live heap (after V8's full collections) while a second 100,000 go
+ *   through the same worker stays within a quarter of what it was during the first;
  * - the WAL stays bounded while the worker keeps the file open, even after one huge transaction
  *   (the enqueue);
  * - `semaforo purge` removes every finished task with its history, and the pages it frees are
@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { busiestWindow, peakOverlap } from '../core/fixtures/probe.ts';
 import { exited, tempDir, testEngine, waitFor } from '../helpers.ts';
 import { cli, freshDb, json, startCli } from '../cli/cli-helpers.ts';
@@ -36,10 +36,10 @@ const GROUPS = {
 } as const;
 
 /** The worker's resident memory now and its peak so far, in bytes (from /proc). */
-function memoryOf(pid: number): { rss: number; peak: number } {
+function memoryOf(pid: number): { rss: number; peak: number; anon: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  return { rss: kb('VmRSS'), peak: kb('VmHWM'), anon: kb('RssAnon') };
 }
 
 const sizeOf = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
@@ -58,17 +58,34 @@ describe.skipIf(process.platform !== 'linux')('load through the CLI', () => {
   it(`${TASKS} tasks through one \`semaforo work\`: flat memory, bounded WAL, purge frees the file for reuse`, async () => {
     const figures: string[] = [];
     const t0 = Date.now();
+    // Printed pass or fail: a failed bound is read against them.
+    onTestFinished(() => {
+      process.stdout.write(`load: ${figures.join('\n      ')}\n      total ${Date.now() - t0} ms\n`);
+    });
     const db = freshDb();
     const wal = `${db}-wal`;
     json(await cli(['--json', 'settings', '--concurrency', String(GLOBAL)], { db }));
     for (const [g, { args }] of Object.entries(GROUPS))
       if (args.length) json(await cli(['--json', 'group', 'set', g, ...args], { db }));
 
-    const worker = await startCli(['work'], db, 'dispatching from');
+    // --trace-gc: V8 prints each collection on stdout, with the heap's size after it.
+    const worker = await startCli(['work'], db, 'dispatching from', ['--trace-gc']);
     const pid = worker.pid!;
     const file = new Database(db, { readonly: true });
     const done = () =>
       file.prepare<[], number>("SELECT coalesce(sum(n), 0) FROM counts WHERE status = 'done'").pluck().get()!;
+    /** the heap after each full collection (MB): the worker's live data, per pass of TASKS */
+    const live: [number[], number[]] = [[], []];
+    let pass: 0 | 1 = 0;
+    let gcLog = '';
+    worker.stdout!.on('data', (d: Buffer) => {
+      const lines = (gcLog + d.toString()).split('\n');
+      gcLog = lines.pop()!;
+      for (const line of lines) {
+        const m = /Mark-Compact\D*[\d.]+ \([\d.]+\) -> ([\d.]+) \(/.exec(line);
+        if (m) live[pass].push(Number(m[1]));
+      }
+    });
     let walMax = 0;
     /** Waits for `cond`, sampling the WAL's size on every check; fails at once if the worker died. */
     const until = (cond: () => boolean, what: string) =>
@@ -92,20 +109,18 @@ describe.skipIf(process.platform !== 'linux')('load through the CLI', () => {
     const early = memoryOf(pid);
     const walEarly = walMax;
     walMax = 0;
-    // The peak RSS at every further 10,000 done, for the figures.
-    const curve: string[] = [];
+    // Peak RSS and own memory (RssAnon) at every further 10,000 done, for the figures.
+    const curve = [`${EARLY / 1000}k ${(early.peak / MB).toFixed(0)}/${(early.anon / MB).toFixed(0)}`];
     for (let step = 2 * EARLY; step <= TASKS; step += EARLY) {
       await until(() => done() >= step, `${step} done`);
-      curve.push(`${step / 1000}k ${(memoryOf(pid).peak / MB).toFixed(0)}`);
+      const now = memoryOf(pid);
+      curve.push(`${step / 1000}k ${(now.peak / MB).toFixed(0)}/${(now.anon / MB).toFixed(0)}`);
     }
-    const late = memoryOf(pid);
+    const warm = memoryOf(pid);
     figures.push(
       `all done ${Date.now() - tEnqueue} ms after the enqueue began`,
-      `worker RSS at ${EARLY} done: ${mb(early.rss)} (peak ${mb(early.peak)}); at ${TASKS}: ${mb(late.rss)} ` +
-        `(peak ${mb(late.peak)}, ${(late.peak / early.peak).toFixed(2)}x); peak MB by tasks done: ${curve.join(', ')}`,
+      `worker peak RSS/RssAnon MB by tasks done: ${curve.join(', ')}`,
     );
-    // Memory does not grow with the number of tasks worked.
-    expect(late.peak).toBeLessThanOrEqual(1.5 * early.peak);
     // The enqueue's huge WAL was trimmed once checkpointed, and stayed small while the worker worked.
     expect(walMax).toBeLessThanOrEqual(WAL_SIZE_LIMIT);
 
@@ -147,6 +162,34 @@ describe.skipIf(process.platform !== 'linux')('load through the CLI', () => {
     // What is left in use is the empty schema: the rest are free pages, kept for reuse.
     expect(purged.total - purged.free).toBeLessThan(full.total / 20);
 
+    // Memory, judged on a warm worker by its live heap. Over its first 100,000 tasks its RSS grows
+    // to a working size (V8's heap sized to the load, SQLite's page cache filled as the file grows)
+    // at a point that varies between runs and between the build and the sources: a worker run from
+    // the sources starts some 20 MB heavier (the stripper, 150 modules), so a peak-RSS ratio of
+    // 100,000 to 10,000 tasks passed the one and failed the other (RESULTS.md, section 8). A leak is
+    // live data that grows with the tasks worked: the heap after each full collection.
+    pass = 1;
+    const second = await cli(['enqueue', '--stdin'], { db, stdin: specLines('b') });
+    expect(second.code, second.stderr).toBe(0);
+    await until(() => done() >= TASKS, `a second ${TASKS} done`);
+    const after = memoryOf(pid);
+    const [first, next] = live.map((l) => Math.max(...l));
+    figures.push(
+      `worker after ${TASKS} tasks: peak RSS ${mb(warm.peak)}, RssAnon ${mb(warm.anon)}, live heap up to ` +
+        `${first} MB (${live[0].length} full GCs); after ${2 * TASKS}: peak RSS ${mb(after.peak)} ` +
+        `(${(after.peak / warm.peak).toFixed(2)}x), RssAnon ${mb(after.anon)}, live heap up to ${next} MB ` +
+        `(${live[1].length} full GCs)`,
+    );
+    expect(live[0].length, 'full collections in the first pass').toBeGreaterThan(0);
+    expect(live[1].length, 'full collections in the second pass').toBeGreaterThan(0);
+    expect(next).toBeLessThanOrEqual(1.25 * first!);
+    // The file's fullest day so far (the second pass reused the first's pages, give or take a few).
+    const fullest = pages();
+    figures.push(`file with the second ${TASKS} done: ${mb(fullest.total * fullest.size)}`);
+    expect(json<{ count: number }>(await cli(['--json', 'purge', '--older-than', '0'], { db })).count).toBe(
+      TASKS,
+    );
+
     file.close();
     worker.kill('SIGTERM');
     expect(await exited(worker)).toBe(0);
@@ -156,7 +199,7 @@ describe.skipIf(process.platform !== 'linux')('load through the CLI', () => {
     );
 
     // The same load again reuses the freed pages instead of growing the file.
-    const again = await cli(['enqueue', '--stdin'], { db, stdin: specLines('b') });
+    const again = await cli(['enqueue', '--stdin'], { db, stdin: specLines('c') });
     expect(again.code, again.stderr).toBe(0);
     // The enqueue appended them to the inbox; a reader moves them into tasks (inbox.ts).
     expect(json<Stats>(await cli(['--json', 'stats'], { db })).counts.pending).toBe(TASKS);
@@ -164,9 +207,8 @@ describe.skipIf(process.platform !== 'linux')('load through the CLI', () => {
     const refilled = reopened.pragma('page_count', { simple: true }) as number;
     reopened.close();
     figures.push(`${TASKS} enqueued again: file ${mb(refilled * full.size)}`);
-    expect(refilled).toBeLessThanOrEqual(full.total);
+    expect(refilled).toBeLessThanOrEqual(fullest.total);
     checkFile(db);
-    process.stdout.write(`load: ${figures.join('\n      ')}\n      total ${Date.now() - t0} ms\n`);
   }, 900_000);
 });
 

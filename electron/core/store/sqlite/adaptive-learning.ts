@@ -13,6 +13,7 @@ import {
   type LearningRow,
 } from '../adaptive-row.ts';
 import type { Finish } from '../task-store.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 type WriteParams = Omit<LearnedWrite, 'point'> & { name: string };
 
@@ -24,20 +25,25 @@ export class AdaptiveLearning {
   private readonly trim: Statement<[string, string]>;
 
   constructor(db: Database) {
-    this.rows = db.prepare(
+    this.rows = prepareOnUse(
+      db,
       `SELECT name, concurrency, rate_limit, rate_period_ms, ${LEARNED_COLUMNS.join(', ')}, adaptive
        FROM groups WHERE adaptive = 1`,
     );
-    this.groupsOf = db.prepare(
+    this.groupsOf = prepareOnUse(
+      db,
       'SELECT id, group_name FROM tasks WHERE id IN (SELECT value FROM json_each(?))',
     );
-    this.write = db.prepare(
+    this.write = prepareOnUse(
+      db,
       `UPDATE groups SET ${LEARNED_COLUMNS.map((c) => `${c} = @${c}`).join(', ')} WHERE name = @name`,
     );
-    this.addPoint = db.prepare(
+    this.addPoint = prepareOnUse(
+      db,
       'INSERT INTO group_limits (group_name, at, concurrency, rate) VALUES (?, ?, ?, ?)',
     );
-    this.trim = db.prepare(
+    this.trim = prepareOnUse(
+      db,
       `DELETE FROM group_limits WHERE group_name = ? AND at < (
          SELECT at FROM group_limits WHERE group_name = ? ORDER BY at DESC LIMIT 1 OFFSET ${ADAPTIVE_HISTORY - 1})`,
     );

@@ -31,6 +31,7 @@ import { gateConfig, type GateRow } from '../gate-row.ts';
 import type { ClaimedTask, TickInput, WorkerIdentity } from '../task-store.ts';
 import { sqlList } from './sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 /** Every priority a task can have (the CHECK on tasks.priority). */
 const PRIORITY_LIST = Array.from({ length: LIMITS.priority.max - LIMITS.priority.min + 1 }, (_, i) => i);
@@ -71,30 +72,35 @@ export class ClaimStatements {
   readonly gates: Statement<[], GateRow>;
 
   constructor(db: Database) {
-    this.settings = db.prepare('SELECT global_concurrency, paused FROM settings WHERE id = 1');
-    this.active = db.prepare(
+    this.settings = prepareOnUse(db, 'SELECT global_concurrency, paused FROM settings WHERE id = 1');
+    this.active = prepareOnUse(
+      db,
       `SELECT group_name, status, n FROM counts WHERE status IN (${sqlList(ACTIVE_STATUSES)}) AND n > 0`,
     );
-    this.groups = db.prepare(
+    this.groups = prepareOnUse(
+      db,
       `SELECT name, concurrency, rate_limit, rate_period_ms, rate_burst, paused, blocked_until,
          adaptive, eff_concurrency, eff_rate FROM groups`,
     );
-    this.windowStarts = db.prepare(
+    this.windowStarts = prepareOnUse(
+      db,
       'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = ? AND started_at > ?',
     );
-    this.pruneStarts = db.prepare('DELETE FROM group_starts WHERE group_name = ? AND started_at <= ?');
-    this.addStart = db.prepare('INSERT INTO group_starts (group_name, started_at) VALUES (?, ?)');
+    this.pruneStarts = prepareOnUse(db, 'DELETE FROM group_starts WHERE group_name = ? AND started_at <= ?');
+    this.addStart = prepareOnUse(db, 'INSERT INTO group_starts (group_name, started_at) VALUES (?, ?)');
     // `priority IN (every priority)` makes one bounded range per priority: without it the scan of
     // a priority went on through every task of it delayed into the future. The kinds filter
     // (a JSON array, twice; NULL: every kind) is read from the row the index leads to.
     const ofKinds = '(? IS NULL OR kind IN (SELECT value FROM json_each(?)))';
-    this.candidates = db.prepare(
+    this.candidates = prepareOnUse(
+      db,
       `SELECT ${COLS} FROM tasks INDEXED BY tasks_claimable
        WHERE group_name = ? AND priority IN (${PRIORITIES}) AND status IN (${CLAIMABLE})
          AND reserved_for IS NULL AND run_at <= ? AND ${ofKinds}
        ORDER BY priority, run_at, id LIMIT ?`,
     );
-    this.reservedCandidates = db.prepare(
+    this.reservedCandidates = prepareOnUse(
+      db,
       `SELECT ${COLS} FROM tasks INDEXED BY tasks_claimable_reserved
        WHERE reserved_for = ? AND group_name = ? AND priority IN (${PRIORITIES})
          AND status IN (${CLAIMABLE}) AND reserved_for IS NOT NULL AND run_at <= ? AND ${ofKinds}
@@ -102,40 +108,47 @@ export class ClaimStatements {
     );
     // The last parameter is a JSON array of ids; `+status` keeps the planner on one rowid lookup
     // per id instead of the status index.
-    this.take = db.prepare(
+    this.take = prepareOnUse(
+      db,
       `UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_owner = ?,
          lease_expires_at = ?, owner_pid = ?, owner_host = ?, started_at = ?, progress = NULL,
          cancel_requested = 0, resource_waits = 0
        WHERE id IN (SELECT value FROM json_each(?)) AND +status IN (${CLAIMABLE}) RETURNING *`,
     );
     // @list is a JSON array of [task id, attempt].
-    this.addAttempts = db.prepare(
+    this.addAttempts = prepareOnUse(
+      db,
       `INSERT INTO history (task_id, type, attempt, started_at, outcome, worker)
        SELECT value ->> 0, 'attempt', value ->> 1, @now, 'running', @worker FROM json_each(@list)
        RETURNING id, task_id`,
     );
     // The earliest waiting task of a group: the first of each priority's range, ten index seeks.
-    this.nextDue = db.prepare(
+    this.nextDue = prepareOnUse(
+      db,
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
        SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable
          WHERE group_name = ? AND priority = p.v AND status IN (${CLAIMABLE})
            AND reserved_for IS NULL AND ${ofKinds} ORDER BY run_at LIMIT 1)) AS at FROM p`,
     );
-    this.resources = db.prepare('SELECT name, capacity FROM resources');
-    this.gates = db.prepare('SELECT * FROM gates');
-    this.holding = db.prepare(
+    this.resources = prepareOnUse(db, 'SELECT name, capacity FROM resources');
+    this.gates = prepareOnUse(db, 'SELECT * FROM gates');
+    this.holding = prepareOnUse(
+      db,
       `SELECT uses FROM tasks INDEXED BY tasks_using
        WHERE uses IS NOT NULL AND status IN ('pending', 'running', 'retrying') AND status = 'running'`,
     );
-    this.reservers = db.prepare(
+    this.reservers = prepareOnUse(
+      db,
       `SELECT ${COLS} FROM tasks INDEXED BY tasks_resource_waits
        WHERE resource_waits > 0 AND status IN ('pending', 'retrying') AND resource_waits >= ? AND run_at <= ?
        ORDER BY priority, run_at, id LIMIT ${RESERVERS_READ}`,
     );
-    this.passedOver = db.prepare(
+    this.passedOver = prepareOnUse(
+      db,
       'UPDATE tasks SET resource_waits = resource_waits + 1 WHERE id IN (SELECT value FROM json_each(?))',
     );
-    this.reservedNextDue = db.prepare(
+    this.reservedNextDue = prepareOnUse(
+      db,
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
        SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable_reserved
          WHERE reserved_for = ? AND group_name = ? AND priority = p.v

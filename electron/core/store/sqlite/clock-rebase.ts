@@ -15,6 +15,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Commits } from './commits.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 /** Smaller differences are another process's stamp taken a moment later, not a step. */
 const STEP_MS = 1000;
@@ -32,13 +33,16 @@ export class ClockRebase {
     // The latest stamp of a window of recent rows, not of the newest row alone: a task enqueued
     // and started between the step and this look (the reaper's interval) is stamped on the new
     // timeline and would hide the step. Schedules keep their last fire whatever ran since.
-    this.latest = db.prepare(`SELECT max(
+    this.latest = prepareOnUse(
+      db,
+      `SELECT max(
         coalesce((SELECT max(created_at) FROM
           (SELECT created_at FROM tasks ORDER BY id DESC LIMIT ${RECENT})), 0),
         coalesce((SELECT max(started_at) FROM
           (SELECT started_at FROM history ORDER BY id DESC LIMIT ${RECENT})), 0),
         coalesce((SELECT max(started_at) FROM group_starts), 0),
-        coalesce((SELECT max(last_enqueued_at) FROM schedules), 0)) AS at`);
+        coalesce((SELECT max(last_enqueued_at) FROM schedules), 0)) AS at`,
+    );
     this.shifts = [
       // Not a task created in the last minute by the clock as it is now: that one is from after
       // the step, its wait already measured on this timeline.
@@ -52,7 +56,7 @@ export class ClockRebase {
       `UPDATE schedules SET next_due_at = next_due_at - @d WHERE next_due_at > @now`,
       `UPDATE schedules SET last_due_at = last_due_at - @d WHERE last_due_at > @now`,
       `UPDATE schedules SET last_enqueued_at = last_enqueued_at - @d WHERE last_enqueued_at > @now`,
-    ].map((sql) => db.prepare<{ now: number; d: number }>(sql));
+    ].map((sql) => prepareOnUse<{ now: number; d: number }>(db, sql));
   }
 
   /** Rebases if the clock stepped back; returns the step in ms, or null when there was none. */

@@ -12,6 +12,7 @@
  * The WAL is one sequence: a durable commit makes every relaxed one before it durable too.
  */
 import type { Database, Statement, Transaction } from 'better-sqlite3';
+import { prepareOnUse } from './lazy-statement.ts';
 
 type CommitKind = 'durable' | 'relaxed';
 type QueueDurability = 'results' | 'full';
@@ -53,7 +54,7 @@ export class Commits {
     });
     this.neverWait = neverWait;
     this.clock = monotonic;
-    this.readSetting = db.prepare('SELECT durability FROM settings WHERE id = 1');
+    this.readSetting = prepareOnUse(db, 'SELECT durability FROM settings WHERE id = 1');
     this.level = neverWait ? 'NORMAL' : 'FULL';
     this.lastLevel = this.level;
     this.apply(this.level);

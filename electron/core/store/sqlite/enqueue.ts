@@ -12,6 +12,7 @@ import type { Inbox } from './inbox.ts';
 import { newTaskRecord } from './rows.ts';
 import { sqlList } from './sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 /** After a move into tasks failed, the writes of the next this many ms go on without trying again. */
 const MOVE_RETRY_MS = 1000;
@@ -95,7 +96,8 @@ export class Enqueue {
   constructor(db: BetterSqlite3.Database, inbox: Inbox, commits: Commits) {
     this.inbox = inbox;
     this.commits = commits;
-    this.byUnique = db.prepare(
+    this.byUnique = prepareOnUse(
+      db,
       `SELECT * FROM tasks WHERE unique_key = ? AND status IN (${sqlList(ACTIVE_STATUSES)})`,
     );
   }

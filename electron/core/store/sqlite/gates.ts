@@ -4,6 +4,7 @@ import type { GateConfig } from '../../../../shared/domain.ts';
 import type { GateUpdate } from '../../../../shared/schemas.ts';
 import { gateConfig, scopeOf, updatedGate, type GateRow } from '../gate-row.ts';
 import type { Commits } from './commits.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 export class GateStore {
   private readonly commits: Commits;
@@ -14,16 +15,17 @@ export class GateStore {
 
   constructor(db: Database, commits: Commits) {
     this.commits = commits;
-    this.one = db.prepare('SELECT * FROM gates WHERE scope = ?');
-    this.all = db.prepare('SELECT * FROM gates ORDER BY scope');
-    this.upsert = db.prepare(
+    this.one = prepareOnUse(db, 'SELECT * FROM gates WHERE scope = ?');
+    this.all = prepareOnUse(db, 'SELECT * FROM gates ORDER BY scope');
+    this.upsert = prepareOnUse(
+      db,
       `INSERT INTO gates (scope, max_load, min_free_memory, on_ac, when_idle_ms, pause_running)
        VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (scope) DO UPDATE SET max_load = excluded.max_load,
          min_free_memory = excluded.min_free_memory, on_ac = excluded.on_ac,
          when_idle_ms = excluded.when_idle_ms, pause_running = excluded.pause_running`,
     );
-    this.del = db.prepare('DELETE FROM gates WHERE scope = ?');
+    this.del = prepareOnUse(db, 'DELETE FROM gates WHERE scope = ?');
   }
 
   set(group: string | null, update: GateUpdate): GateConfig {

@@ -30,6 +30,7 @@ import {
   type SqlValue,
   type StoredTask,
 } from './task-columns.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 /**
  * The waiting tasks as rows of `tasks`, column for column (task-columns.ts): the id from the
@@ -70,22 +71,27 @@ export class Inbox {
   constructor(db: Database, inserter: TaskInserter) {
     this.db = db;
     this.inserter = inserter;
-    this.append = db.prepare(
+    this.append = prepareOnUse(
+      db,
       `INSERT INTO inbox (id, n, tasks, created_at)
        SELECT coalesce(max(id), 0) + :n, :n, :tasks, :now FROM inbox`,
     );
     // One task: SQLite's own new rowid is max(id) + 1 already, without the subquery.
-    this.appendOne = db.prepare('INSERT INTO inbox (n, tasks, created_at) VALUES (1, ?, ?)');
-    this.waitingRows = db.prepare('SELECT id, n, created_at FROM inbox WHERE n > 0 AND id >= ? ORDER BY id');
-    this.rowText = db.prepare('SELECT tasks FROM inbox WHERE id = ?');
-    this.anyWaiting = db.prepare('SELECT EXISTS (SELECT 1 FROM inbox WHERE n > 0) AS waiting');
+    this.appendOne = prepareOnUse(db, 'INSERT INTO inbox (n, tasks, created_at) VALUES (1, ?, ?)');
+    this.waitingRows = prepareOnUse(
+      db,
+      'SELECT id, n, created_at FROM inbox WHERE n > 0 AND id >= ? ORDER BY id',
+    );
+    this.rowText = prepareOnUse(db, 'SELECT tasks FROM inbox WHERE id = ?');
+    this.anyWaiting = prepareOnUse(db, 'SELECT EXISTS (SELECT 1 FROM inbox WHERE n > 0) AS waiting');
     // Moved rows go (every waiting row in the range was moved: see moveAll's `from`), except
     // the newest of all, which stays emptied to keep the sequence; older emptied rows go too.
-    this.dropMoved = db.prepare(
+    this.dropMoved = prepareOnUse(
+      db,
       'DELETE FROM inbox WHERE id BETWEEN ? AND ? AND id < (SELECT max(id) FROM inbox)',
     );
-    this.emptyMoved = db.prepare('UPDATE inbox SET n = 0, tasks = NULL WHERE id = ?');
-    this.dropKeepers = db.prepare('DELETE FROM inbox WHERE n = 0 AND id < (SELECT max(id) FROM inbox)');
+    this.emptyMoved = prepareOnUse(db, 'UPDATE inbox SET n = 0, tasks = NULL WHERE id = ?');
+    this.dropKeepers = prepareOnUse(db, 'DELETE FROM inbox WHERE n = 0 AND id < (SELECT max(id) FROM inbox)');
   }
 
   /**

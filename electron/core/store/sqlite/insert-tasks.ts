@@ -7,6 +7,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { TASK_COLUMNS, TASK_FIELDS, fieldIndex, sqlLiteral, type SqlValue } from './task-columns.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 /** Bound per row, in this order: the id, the stored fields, the enqueue time. */
 const BOUND = ['id', ...TASK_FIELDS.map((c) => c.column), 'created_at'];
@@ -34,15 +35,17 @@ export class TaskInserter {
     for (const n of CHUNKS) {
       this.byRows.set(
         n,
-        db.prepare(`INSERT INTO tasks (${COLUMNS}) VALUES ${Array(n).fill(ROW).join(', ')}`),
+        prepareOnUse(db, `INSERT INTO tasks (${COLUMNS}) VALUES ${Array(n).fill(ROW).join(', ')}`),
       );
     }
-    this.addGroup = db.prepare('INSERT OR IGNORE INTO groups (name) VALUES (?)');
-    this.addCount = db.prepare(
+    this.addGroup = prepareOnUse(db, 'INSERT OR IGNORE INTO groups (name) VALUES (?)');
+    this.addCount = prepareOnUse(
+      db,
       `INSERT INTO counts (group_name, status, n) VALUES (?, ?, ?)
        ON CONFLICT (group_name, status) DO UPDATE SET n = n + excluded.n`,
     );
-    this.addUnreadable = db.prepare(
+    this.addUnreadable = prepareOnUse(
+      db,
       `INSERT INTO tasks (id, kind, name, group_name, priority, payload, status, max_attempts,
          run_at, created_at, finished_at, error)
        VALUES (?, '(unreadable)', 'unreadable task', 'default', 5, '{}', 'failed', 1, ?, ?, ?, ?)`,

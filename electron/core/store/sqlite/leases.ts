@@ -18,6 +18,7 @@ import type { Commits } from './commits.ts';
 import type { Intake } from './enqueue.ts';
 import { sqlList } from './sql.ts';
 import type { TaskRow } from './task-columns.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 interface OwnerRow {
   lease_owner: string | null;
@@ -79,45 +80,55 @@ export class Leases {
   constructor(db: Database, commits: Commits, intake: Intake) {
     this.commits = commits;
     this.intake = intake;
-    this.latestLease = db.prepare(
+    this.latestLease = prepareOnUse(
+      db,
       "SELECT max(lease_expires_at) AS latest FROM tasks WHERE status = 'running' AND lease_owner = ?",
     );
-    this.renew = db.prepare(
+    this.renew = prepareOnUse(
+      db,
       "UPDATE tasks SET lease_expires_at = ? WHERE lease_owner = ? AND status = 'running'",
     );
-    this.ownedBy = db.prepare(
+    this.ownedBy = prepareOnUse(
+      db,
       "SELECT id, cancel_requested, started_at FROM tasks WHERE lease_owner = ? AND status = 'running'",
     );
-    this.runningOwners = db.prepare(
+    this.runningOwners = prepareOnUse(
+      db,
       `SELECT lease_owner, owner_pid, owner_host, max(lease_expires_at) AS latest
        FROM tasks WHERE status = 'running' GROUP BY lease_owner, owner_pid, owner_host`,
     );
     const waiting = sqlList(CANCEL_NOW_STATUSES);
-    this.reservers = db.prepare(
+    this.reservers = prepareOnUse(
+      db,
       `SELECT DISTINCT reserved_for, reserved_pid, reserved_host FROM tasks INDEXED BY tasks_claimable_reserved
        WHERE reserved_for IS NOT NULL AND status IN (${waiting})`,
     );
-    this.cancelOrphans = db.prepare(
+    this.cancelOrphans = prepareOnUse(
+      db,
       `UPDATE tasks SET status = 'cancelled', finished_at = @now, error = @why
        WHERE reserved_for = @owner AND status IN (${waiting}) RETURNING id`,
     );
-    this.runningOf = db.prepare("SELECT * FROM tasks WHERE status = 'running' AND lease_owner = ?");
-    this.endLease = db.prepare(`UPDATE tasks SET ${ENDED_LEASE} WHERE id = @id AND status = 'running'`);
+    this.runningOf = prepareOnUse(db, "SELECT * FROM tasks WHERE status = 'running' AND lease_owner = ?");
+    this.endLease = prepareOnUse(db, `UPDATE tasks SET ${ENDED_LEASE} WHERE id = @id AND status = 'running'`);
     // The task keeps its last error: a release says nothing about the task itself.
-    this.release = db.prepare(
+    this.release = prepareOnUse(
+      db,
       `UPDATE tasks SET status = @to, attempts = attempts - @uncounted, run_at = @now, lease_owner = NULL,
          lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL
        WHERE id = @id AND status = 'running' AND lease_owner = @owner
        RETURNING id`,
     );
-    this.closeRunningAttempts = db.prepare(
+    this.closeRunningAttempts = prepareOnUse(
+      db,
       `UPDATE history SET ended_at = ?, outcome = ?, error = ?
        WHERE task_id = ? AND type = 'attempt' AND outcome = 'running'`,
     );
-    this.progress = db.prepare(
+    this.progress = prepareOnUse(
+      db,
       "UPDATE tasks SET progress = ? WHERE id = ? AND status = 'running' AND lease_owner = ?",
     );
-    this.liveOutput = db.prepare(
+    this.liveOutput = prepareOnUse(
+      db,
       "UPDATE history SET output = ? WHERE id = ? AND type = 'attempt' AND outcome = 'running' AND worker = ?",
     );
   }

@@ -7,6 +7,7 @@ import { FORGOTTEN, LEARNED_COLUMNS, type AdaptiveColumns } from '../adaptive-ro
 import type { GroupRow as LimitColumns } from '../group-row.ts';
 import type { GroupUpdate, SettingsUpdate } from '../../../../shared/schemas.ts';
 import type { Commits } from './commits.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 /** A row of `groups`: its limits and what it learned if adaptive. */
 export type GroupRow = LimitColumns & AdaptiveColumns;
@@ -63,31 +64,35 @@ export class QueueSettingsStore {
 
   constructor(db: Database, commits: Commits) {
     this.commits = commits;
-    this.read = db.prepare(
+    this.read = prepareOnUse(
+      db,
       `SELECT global_concurrency, paused, retention_days, notify_enabled, notify_groups, failure_webhook,
          durability
        FROM settings WHERE id = 1`,
     );
-    this.ensureGroup = db.prepare('INSERT OR IGNORE INTO groups (name) VALUES (?)');
-    this.groupConcurrency = db.prepare('UPDATE groups SET concurrency = ? WHERE name = ?');
-    this.groupRate = db.prepare('UPDATE groups SET rate_limit = ?, rate_period_ms = ? WHERE name = ?');
-    this.clearStarts = db.prepare('DELETE FROM group_starts WHERE group_name = ?');
-    this.groupPaused = db.prepare('UPDATE groups SET paused = ? WHERE name = ?');
-    this.groupBurst = db.prepare('UPDATE groups SET rate_burst = ? WHERE name = ?');
-    this.convertLearned = db.prepare(
+    this.ensureGroup = prepareOnUse(db, 'INSERT OR IGNORE INTO groups (name) VALUES (?)');
+    this.groupConcurrency = prepareOnUse(db, 'UPDATE groups SET concurrency = ? WHERE name = ?');
+    this.groupRate = prepareOnUse(db, 'UPDATE groups SET rate_limit = ?, rate_period_ms = ? WHERE name = ?');
+    this.clearStarts = prepareOnUse(db, 'DELETE FROM group_starts WHERE group_name = ?');
+    this.groupPaused = prepareOnUse(db, 'UPDATE groups SET paused = ? WHERE name = ?');
+    this.groupBurst = prepareOnUse(db, 'UPDATE groups SET rate_burst = ? WHERE name = ?');
+    this.convertLearned = prepareOnUse(
+      db,
       `UPDATE groups SET eff_rate = eff_rate * @p / rate_period_ms, rate_ceiling = rate_ceiling * @p / rate_period_ms
        WHERE name = @name AND rate_period_ms IS NOT NULL`,
     );
-    this.groupAdaptive = db.prepare('UPDATE groups SET adaptive = ? WHERE name = ? AND adaptive != ?');
-    this.defaultRate = db.prepare(
+    this.groupAdaptive = prepareOnUse(db, 'UPDATE groups SET adaptive = ? WHERE name = ? AND adaptive != ?');
+    this.defaultRate = prepareOnUse(
+      db,
       'UPDATE groups SET rate_limit = ?, rate_period_ms = ? WHERE name = ? AND rate_limit IS NULL',
     );
-    this.forget = db.prepare(
+    this.forget = prepareOnUse(
+      db,
       `UPDATE groups SET ${LEARNED_COLUMNS.map((c) => `${c} = NULL`).join(', ')} WHERE name = ?`,
     );
-    this.forgetHistory = db.prepare('DELETE FROM group_limits WHERE group_name = ?');
+    this.forgetHistory = prepareOnUse(db, 'DELETE FROM group_limits WHERE group_name = ?');
     const set = (column: keyof SettingsRow) =>
-      db.prepare<[string | number | null]>(`UPDATE settings SET ${column} = ? WHERE id = 1`);
+      prepareOnUse<[string | number | null]>(db, `UPDATE settings SET ${column} = ? WHERE id = 1`);
     this.set = {
       global_concurrency: set('global_concurrency'),
       paused: set('paused'),

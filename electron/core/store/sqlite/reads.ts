@@ -32,6 +32,7 @@ import { toHistory, type HistoryRow } from './rows.ts';
 import { sqlList } from './sql.ts';
 import { filterSql } from './task-filter-sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 const FINISHED = new Set<string>(FINISHED_STATUSES);
 
@@ -86,37 +87,44 @@ export class Reads {
     this.db = db;
     this.intake = intake;
     this.settings = settings;
-    this.get = db.prepare('SELECT * FROM tasks WHERE id = ?');
-    this.history = db.prepare('SELECT * FROM history WHERE task_id = ? ORDER BY id');
-    this.groups = db.prepare('SELECT * FROM groups ORDER BY name');
-    this.windowCount = db.prepare(
+    this.get = prepareOnUse(db, 'SELECT * FROM tasks WHERE id = ?');
+    this.history = prepareOnUse(db, 'SELECT * FROM history WHERE task_id = ? ORDER BY id');
+    this.groups = prepareOnUse(db, 'SELECT * FROM groups ORDER BY name');
+    this.windowCount = prepareOnUse(
+      db,
       'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = ? AND started_at > ?',
     );
-    this.limitLog = db.prepare(
+    this.limitLog = prepareOnUse(
+      db,
       'SELECT at, concurrency, rate FROM group_limits WHERE group_name = ? ORDER BY at',
     );
-    this.counts = db.prepare('SELECT group_name, status, n FROM counts');
-    this.failedAfter = db.prepare(
+    this.counts = prepareOnUse(db, 'SELECT group_name, status, n FROM counts');
+    this.failedAfter = prepareOnUse(
+      db,
       `SELECT * FROM tasks INDEXED BY tasks_ended
        WHERE status = 'failed' AND finished_at IS NOT NULL AND finished_at >= @at
          AND (finished_at > @at OR id > @id)
        ORDER BY finished_at, id LIMIT @limit`,
     );
-    this.recentFailures = db.prepare(
+    this.recentFailures = prepareOnUse(
+      db,
       `SELECT * FROM tasks INDEXED BY tasks_ended WHERE status = 'failed' AND finished_at IS NOT NULL
        ORDER BY finished_at DESC, id DESC LIMIT ?`,
     );
-    this.finishedSince = db.prepare(
+    this.finishedSince = prepareOnUse(
+      db,
       `SELECT kind, group_name, status, started_at, finished_at FROM tasks INDEXED BY tasks_ended
        WHERE status IN (${sqlList(METRIC_STATUSES)}) AND finished_at IS NOT NULL AND finished_at >= ?`,
     );
-    this.failedErrors = db.prepare(
+    this.failedErrors = prepareOnUse(
+      db,
       "SELECT kind, error, count(*) AS n FROM tasks WHERE status = 'failed' GROUP BY kind, error",
     );
-    this.leaseRows = db.prepare(LEASE_ROWS_SQL);
+    this.leaseRows = prepareOnUse(db, LEASE_ROWS_SQL);
     // Counted in SQL, per (bucket, group, status): the tasks' rows never leave the database. The
     // bucket is the floor of the age (CAST truncates; a negative age is clamped into 0).
-    this.finishedBuckets = db.prepare(
+    this.finishedBuckets = prepareOnUse(
+      db,
       `SELECT max(0, min(@count - 1, CAST((@now - finished_at) / @bucketMs AS INTEGER))) AS k,
          group_name AS "group", status, count(*) AS n
        FROM tasks INDEXED BY tasks_ended

@@ -4,6 +4,7 @@ import type { ResourceInfo } from '../../../../shared/domain.ts';
 import { RESERVE_AFTER_PASSES } from '../../policy/resource-ledger.ts';
 import { resourceInfos, type ResourceRow, type UsingRow } from '../resource-row.ts';
 import type { Commits } from './commits.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 export class ResourceStore {
   private readonly commits: Commits;
@@ -14,13 +15,15 @@ export class ResourceStore {
 
   constructor(db: Database, commits: Commits) {
     this.commits = commits;
-    this.upsert = db.prepare(
+    this.upsert = prepareOnUse(
+      db,
       'INSERT INTO resources (name, capacity) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET capacity = excluded.capacity',
     );
-    this.del = db.prepare('DELETE FROM resources WHERE name = ?');
-    this.all = db.prepare('SELECT name, capacity FROM resources ORDER BY name');
+    this.del = prepareOnUse(db, 'DELETE FROM resources WHERE name = ?');
+    this.all = prepareOnUse(db, 'SELECT name, capacity FROM resources ORDER BY name');
     // Written as the partial index tasks_using says it; waiting ones in claim order.
-    this.using = db.prepare(
+    this.using = prepareOnUse(
+      db,
       `SELECT id, status, uses, resource_waits FROM tasks INDEXED BY tasks_using
        WHERE uses IS NOT NULL AND status IN ('pending', 'running', 'retrying')
        ORDER BY status = 'running' DESC, priority, run_at, id`,

@@ -8,6 +8,7 @@ import type { EnqueueResult, NewTask } from '../task-store.ts';
 import type { Commits } from './commits.ts';
 import { sqlList } from './sql.ts';
 import { recurrenceOf, type DueSchedule, type FirePlan } from '../../schedule/plan.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 /**
  * The stored columns in statement order: name, cron, timezone, every_ms, template, missed,
@@ -46,7 +47,7 @@ export class SqliteScheduleStore implements SyncScheduleStore {
     this.db = db;
     this.commits = commits;
     this.enqueue = enqueue;
-    const p = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
+    const p = <P extends unknown[], R = unknown>(sql: string) => prepareOnUse<P, R>(db, sql);
     this.st = {
       insert: p<[...ScheduleArgs, number, number], { id: number }>(
         // An id is never used twice, also after the newest schedule is removed (no AUTOINCREMENT

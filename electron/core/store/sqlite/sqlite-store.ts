@@ -47,6 +47,7 @@ import { SqliteScheduleStore } from './schedule-store.ts';
 import { TaskActions } from './task-actions.ts';
 import type { SyncTaskStore } from './sync-store.ts';
 import { Tick } from './tick.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 export interface StoreOptions extends OpenOptions {
   /** Told when waiting enqueues cannot be moved into tasks (a full disk, a damaged inbox row). */
@@ -91,7 +92,7 @@ export class SqliteTaskStore implements SyncTaskStore {
       () => this.resources.list(),
       () => this.gates.list(),
     );
-    this.dataVersionStmt = this.db.prepare('PRAGMA data_version').pluck();
+    this.dataVersionStmt = prepareOnUse(this.db, 'PRAGMA data_version').pluck();
     this.schedules = new SqliteScheduleStore(this.db, this.commits, (tasks, now) => this.enqueue(tasks, now));
   }
 

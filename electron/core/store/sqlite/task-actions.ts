@@ -22,6 +22,7 @@ import {
 import type { Commits } from './commits.ts';
 import { sqlList } from './sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 /**
  * The row's status for the policy; a status this version does not know (a hand edit) is passed
@@ -47,34 +48,39 @@ export class TaskActions {
   constructor(db: Database, commits: Commits) {
     this.db = db;
     this.commits = commits;
-    this.get = db.prepare('SELECT * FROM tasks WHERE id = ?');
-    this.action = db.prepare(
+    this.get = prepareOnUse(db, 'SELECT * FROM tasks WHERE id = ?');
+    this.action = prepareOnUse(
+      db,
       `INSERT INTO history (task_id, type, attempt, started_at, ended_at, outcome, error)
        VALUES (?, 'action', ?, ?, ?, ?, ?)`,
     );
-    this.retryOne = db.prepare(
+    this.retryOne = prepareOnUse(
+      db,
       `UPDATE tasks SET status = 'pending', attempts = 0, retry_after_count = 0, run_at = ?,
          finished_at = NULL, cancel_requested = 0,
          reserved_for = NULL, reserved_pid = NULL, reserved_host = NULL -- any worker may run a retry
        WHERE id = ? AND status IN (${sqlList(RETRYABLE_STATUSES)})`,
     );
-    this.keyHolder = db.prepare(
+    this.keyHolder = prepareOnUse(
+      db,
       `SELECT id FROM tasks WHERE unique_key = ? AND id != ? AND status IN (${sqlList(ACTIVE_STATUSES)})`,
     );
-    this.cancelWaiting = db.prepare(
+    this.cancelWaiting = prepareOnUse(
+      db,
       `UPDATE tasks SET status = 'cancelled', finished_at = ?, error = '${CANCELLED_BY_USER}'
        WHERE id = ? AND status IN (${sqlList(CANCEL_NOW_STATUSES)})`,
     );
-    this.requestCancel = db.prepare(
+    this.requestCancel = prepareOnUse(
+      db,
       "UPDATE tasks SET cancel_requested = 1 WHERE id = ? AND status = 'running'",
     );
-    this.deleteHistory = db.prepare('DELETE FROM history WHERE task_id = ?');
-    this.deleteTask = db.prepare('DELETE FROM tasks WHERE id = ?');
-    this.setPriorityOf = db.prepare('UPDATE tasks SET priority = ? WHERE id = ? RETURNING *');
+    this.deleteHistory = prepareOnUse(db, 'DELETE FROM history WHERE task_id = ?');
+    this.deleteTask = prepareOnUse(db, 'DELETE FROM tasks WHERE id = ?');
+    this.setPriorityOf = prepareOnUse(db, 'UPDATE tasks SET priority = ? WHERE id = ? RETURNING *');
     const ended = `SELECT id FROM tasks INDEXED BY tasks_ended
        WHERE status IN (${sqlList(FINISHED_STATUSES)}) AND finished_at IS NOT NULL AND finished_at < ?`;
-    this.purgeHistory = db.prepare(`DELETE FROM history WHERE task_id IN (${ended})`);
-    this.purgeTasks = db.prepare(`DELETE FROM tasks WHERE id IN (${ended})`);
+    this.purgeHistory = prepareOnUse(db, `DELETE FROM history WHERE task_id IN (${ended})`);
+    this.purgeTasks = prepareOnUse(db, `DELETE FROM tasks WHERE id IN (${ended})`);
   }
 
   private row(id: number): TaskRow {

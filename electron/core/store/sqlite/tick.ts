@@ -11,6 +11,7 @@ import { AdaptiveLearning } from './adaptive-learning.ts';
 import { ClaimStatements, claimReady } from './claim.ts';
 import type { Commits } from './commits.ts';
 import { splitByText } from './split-by-text.ts';
+import { prepareOnUse } from './lazy-statement.ts';
 
 type DoneFinish = Extract<Finish, { status: 'done' }>;
 type FailedFinish = Exclude<Finish, { status: 'done' }>;
@@ -49,7 +50,8 @@ export class Tick {
     this.learning = new AdaptiveLearning(db);
     // @list is a JSON array of [task id, attempt, result JSON text or null]. The unary + keeps
     // the planner on one rowid lookup per entry instead of scanning the running tasks for each.
-    this.finishDoneMany = db.prepare(
+    this.finishDoneMany = prepareOnUse(
+      db,
       `UPDATE tasks SET status = 'done', finished_at = @now, result = f.value ->> 2, error = NULL,
          lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
        FROM json_each(@list) AS f
@@ -58,12 +60,14 @@ export class Tick {
        RETURNING tasks.id`,
     );
     // @list is a JSON array of [history id, output or null].
-    this.closeDoneMany = db.prepare(
+    this.closeDoneMany = prepareOnUse(
+      db,
       `UPDATE history SET ended_at = @now, outcome = 'done', error = NULL, output = f.value ->> 1
        FROM json_each(@list) AS f WHERE history.id = f.value ->> 0`,
     );
     // A Retry-After reschedule gives its attempt back (attempts - 1) and counts itself instead.
-    this.finishFailed = db.prepare(
+    this.finishFailed = prepareOnUse(
+      db,
       `UPDATE tasks SET status = @status, error = @error,
          run_at = coalesce(@runAt, run_at),
          finished_at = CASE WHEN @finished = 1 THEN @now END,
@@ -72,12 +76,14 @@ export class Tick {
          cancel_requested = 0
        WHERE id = @id AND status = 'running' AND lease_owner = @owner AND attempts = @attempt`,
     );
-    this.closeAttempt = db.prepare(
+    this.closeAttempt = prepareOnUse(
+      db,
       'UPDATE history SET ended_at = ?, outcome = ?, error = ?, output = ? WHERE id = ?',
     );
-    this.groupOf = db.prepare('SELECT group_name FROM tasks WHERE id = ?');
-    this.setPaused = db.prepare('UPDATE history SET paused_ms = ? WHERE id = ?');
-    this.blockGroup = db.prepare(
+    this.groupOf = prepareOnUse(db, 'SELECT group_name FROM tasks WHERE id = ?');
+    this.setPaused = prepareOnUse(db, 'UPDATE history SET paused_ms = ? WHERE id = ?');
+    this.blockGroup = prepareOnUse(
+      db,
       'UPDATE groups SET blocked_until = max(coalesce(blocked_until, 0), ?) WHERE name = ?',
     );
   }
