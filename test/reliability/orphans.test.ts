@@ -43,13 +43,15 @@ function overlaps(list: readonly Span[]): string[] {
   return out;
 }
 
-// Beats every 100 ms for ~2.5 s, in itself and in a setsid'ed grandchild (out of its process
-// group), each line naming the run (the first shell's pid) and the time in ns.
+// Beats every 100 ms for ~8 s, in itself and in a setsid'ed grandchild (out of its process
+// group), each line naming the run (the first shell's pid) and the time in ns. Long enough that
+// the grandchild still runs when the next worker starts on a loaded machine, so its reaper
+// must be the one that stops it.
 const SCRIPT = `
 log=$1; run=\${3:-$$}
 if [ "$2" != child ]; then setsid sh "$0" "$log" child "$run" & fi
 n=0
-while [ $n -lt 25 ]; do echo "$run $(date +%s%N)" >> "$log"; sleep 0.1; n=$((n+1)); done
+while [ $n -lt 80 ]; do echo "$run $(date +%s%N)" >> "$log"; sleep 0.1; n=$((n+1)); done
 wait
 `;
 
