@@ -43,11 +43,14 @@ export function TasksScreen(props: {
   const [narrowed, setNarrowed] = useState(false);
   const onMatching = useMatchingActions();
 
+  // Other filters, other tasks: a selection made under the old ones would be acted on unseen.
+  const { clear: clearPicked } = picked;
   useEffect(() => {
     setActive(0);
     setAllMatching(false);
     setNarrowed(false);
-  }, [resetKey]);
+    clearPicked();
+  }, [resetKey, clearPicked]);
   // While all match, every row shows as selected, also the ones loaded later. Unticking one then
   // cannot keep "all matching" (the request names no exceptions), so it becomes the rows loaded
   // now less the unticked ones: shown as selected, and nothing else, is what the actions touch.

@@ -126,6 +126,26 @@ describe.skipIf(!hasChromium)('acting on everything that matches', () => {
     expect(await apiCall<{ id: number } | null>(server, 'getTask', { id: keep })).toMatchObject({ id: keep });
   });
 
+  it('a new search lets go of all matching: nothing hidden stays selected', async () => {
+    const { page, server } = await open({ before: (db) => seedFailed(db, { [CURL]: 40 }) });
+    await go(page, 'Tasks');
+    await waitForText(page.getByTestId('task-total'), '40 tasks');
+    const grid = page.getByRole('grid', { name: 'Tasks' });
+    await grid.locator('[data-task-id]').first().waitFor();
+    await grid.focus();
+    await page.keyboard.press('Control+a');
+    const bar = page.getByRole('toolbar', { name: 'Selected tasks' });
+    await waitForText(bar.locator('.bulk-count'), 'All 40 matching tasks selected');
+    await page.getByRole('searchbox', { name: 'Search tasks' }).fill('sync-order-39');
+    await waitForText(page.getByTestId('task-total'), '1 match');
+    await bar.waitFor({ state: 'detached' });
+    // Delete in the list acts on the row in view only, as nothing is selected.
+    await grid.focus();
+    await page.keyboard.press('Delete');
+    await page.getByRole('dialog', { name: /^Delete task/ }).waitFor();
+    expect((await apiCall<Stats>(server, 'stats')).counts.failed).toBe(40);
+  });
+
   it("retries every task of one failure group past the 1,000 loaded, and leaves the other group's", async () => {
     const pgDump = 'pg_dump: error: connection to server failed';
     const { page, server } = await open({ before: (db) => seedFailed(db, { [CURL]: 1500, [pgDump]: 20 }) });
