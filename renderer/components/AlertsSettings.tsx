@@ -13,6 +13,7 @@ import {
 } from '../state/alerts-form.ts';
 import type { Messages } from '../state/limits-form.ts';
 import { useNotices } from '../state/notices.tsx';
+import { useSyncedFields } from '../state/synced-fields.ts';
 
 /** Sends a checked update; the server's own refusal lands next to its field as well. */
 function useSave(onSaved: () => void) {
@@ -23,12 +24,15 @@ function useSave(onSaved: () => void) {
     check: { update: SettingsUpdate; messages: Messages; groups?: string[] },
     setMessages: (m: Messages) => void,
     saved: (s: QueueSettings) => string,
+    reset: (s: QueueSettings) => void,
   ) => {
     setMessages(check.messages);
     if (Object.keys(check.messages).length) return;
     setBusy(true);
     try {
-      notify(saved(await api.updateSettings(check.update)), 'green');
+      const s = await api.updateSettings(check.update);
+      notify(saved(s), 'green');
+      reset(s);
       onSaved();
     } catch (err) {
       const issues = err instanceof ApiError ? err.info.issues : undefined;
@@ -43,18 +47,20 @@ function useSave(onSaved: () => void) {
 
 /** Desktop notifications and the webhook for tasks that fail for good. */
 export function AlertsForm({ settings, onSaved }: { settings: QueueSettings; onSaved(): void }) {
-  const initial = alertFields(settings);
-  const [fields, setFields] = useState(initial);
+  const { fields, setFields, dirty, reset } = useSyncedFields(alertFields(settings));
   const [messages, setMessages] = useState<Messages>({});
   const { busy, save } = useSave(onSaved);
-  const dirty = JSON.stringify(fields) !== JSON.stringify(initial);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    void save(alertsUpdateFrom(fields), setMessages, (s) =>
-      [
-        `Saved: notifications ${s.notifications.enabled ? 'on' : 'off'}`,
-        s.failureWebhook ? `webhook ${s.failureWebhook}` : 'no webhook',
-      ].join(', '),
+    void save(
+      alertsUpdateFrom(fields),
+      setMessages,
+      (s) =>
+        [
+          `Saved: notifications ${s.notifications.enabled ? 'on' : 'off'}`,
+          s.failureWebhook ? `webhook ${s.failureWebhook}` : 'no webhook',
+        ].join(', '),
+      (s) => reset(alertFields(s)),
     );
   };
   const groupsHint = 'comma-separated; blank: every group';
@@ -105,12 +111,19 @@ export function AlertsForm({ settings, onSaved }: { settings: QueueSettings; onS
 
 /** What a commit waits for, each choice explained in one sentence. */
 export function DurabilityForm({ settings, onSaved }: { settings: QueueSettings; onSaved(): void }) {
-  const [choice, setChoice] = useState<string>(settings.durability);
+  const synced = useSyncedFields<{ durability: string }>({ durability: settings.durability });
+  const choice = synced.fields.durability;
+  const setChoice = (durability: string) => synced.setFields({ durability });
   const [messages, setMessages] = useState<Messages>({});
   const { busy, save } = useSave(onSaved);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    void save(durabilityUpdateFrom(choice), setMessages, (s) => `Saved: durability ${s.durability}`);
+    void save(
+      durabilityUpdateFrom(choice),
+      setMessages,
+      (s) => `Saved: durability ${s.durability}`,
+      (s) => synced.reset({ durability: s.durability }),
+    );
   };
   return (
     <form className="panel settings-form" onSubmit={submit} noValidate aria-labelledby="durability-title">
@@ -147,7 +160,7 @@ export function DurabilityForm({ settings, onSaved }: { settings: QueueSettings;
         )}
       </fieldset>
       <div className="button-row">
-        <button type="submit" className="primary" disabled={busy || choice === settings.durability}>
+        <button type="submit" className="primary" disabled={busy || !synced.dirty}>
           Save durability
         </button>
       </div>

@@ -77,4 +77,31 @@ describe.skipIf(!hasChromium)('settings for alerts and durability', () => {
     s = await semaforoJson<QueueSettings>(db, ['settings']);
     expect(s.failureWebhook).toBeNull();
   });
+
+  it('keeps unsaved typing when another client changes the settings, and takes the untouched fields', async () => {
+    const { page, db } = await open();
+    await go(page, 'Settings');
+    const alerts = page.getByRole('form', { name: 'Failure alerts' });
+    const webhook = alerts.getByRole('textbox', { name: 'Failure webhook' });
+    const groups = alerts.getByRole('textbox', { name: 'Notify for groups' });
+    const concurrency = page.getByRole('textbox', { name: 'Global concurrency' });
+    const retention = page.getByRole('textbox', { name: 'Keep finished tasks (days)' });
+    await groups.fill('backups');
+    await concurrency.fill('7');
+    // Another client changes the webhook and the retention meanwhile.
+    await semaforoJson(db, ['settings', '--webhook', 'https://other.test/h', '--retention', '9d']);
+    await expect.poll(() => webhook.inputValue(), { timeout: 15_000 }).toBe('https://other.test/h');
+    await expect.poll(() => retention.inputValue(), { timeout: 15_000 }).toBe('9');
+    expect(await groups.inputValue()).toBe('backups');
+    expect(await concurrency.inputValue()).toBe('7');
+    await alerts.getByRole('button', { name: 'Save alerts' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^Saved: notifications on, webhook https:\/\/other\.test\/h/)
+      .waitFor();
+    const s = await semaforoJson<QueueSettings>(db, ['settings']);
+    expect(s.notifications.groups).toEqual(['backups']);
+    expect(s.retentionDays).toBe(9);
+    expect(await alerts.getByRole('button', { name: 'Save alerts' }).isDisabled()).toBe(true);
+  });
 });
