@@ -10,6 +10,7 @@ import { cancelNotice } from '../../renderer/state/task-actions.ts';
 import { SERIES_SHAPES, seriesFrom } from '../../electron/core/policy/throughput-series.ts';
 import { groupUpdateFrom, settingsUpdateFrom } from '../../renderer/state/limits-form.ts';
 import { mergeFields } from '../../renderer/state/synced-fields.ts';
+import { alertsUpdateFrom } from '../../renderer/state/alerts-form.ts';
 import {
   buildSpec,
   EMPTY_FORM,
@@ -276,5 +277,19 @@ describe('a form over saved values that change elsewhere', () => {
       groups: 'backups',
       notify: false,
     });
+  });
+});
+
+describe('the notify groups as typed', () => {
+  const groupsOf = (typed: string) => alertsUpdateFrom({ notify: true, notifyGroups: typed, webhook: '' });
+  it('saves each group once, and blank as every group', () => {
+    expect(groupsOf('a, a, a').update.notifications?.groups).toEqual(['a']);
+    expect(groupsOf('b, a, b').update.notifications?.groups).toEqual(['b', 'a']);
+    expect(groupsOf('  ').update.notifications?.groups).toBeNull();
+    expect(groupsOf('  ').messages).toEqual({});
+  });
+  it('refuses separators with no name rather than saving every group', () => {
+    expect(groupsOf(',,,').messages.notifyGroups).toMatch(/^names no group/);
+    expect(groupsOf(' , ').messages.notifyGroups).toMatch(/^names no group/);
   });
 });

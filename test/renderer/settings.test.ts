@@ -104,4 +104,23 @@ describe.skipIf(!hasChromium)('settings for alerts and durability', () => {
     expect(s.retentionDays).toBe(9);
     expect(await alerts.getByRole('button', { name: 'Save alerts' }).isDisabled()).toBe(true);
   });
+
+  it('saves each notify group once, and refuses commas with no name beside the field', async () => {
+    const { page, db } = await open();
+    await go(page, 'Settings');
+    const alerts = page.getByRole('form', { name: 'Failure alerts' });
+    const groups = alerts.getByRole('textbox', { name: 'Notify for groups' });
+    const save = alerts.getByRole('button', { name: 'Save alerts' });
+    await groups.fill(',,,');
+    await save.click();
+    await waitForText(alerts.locator('#settings-notify-groups-message'), /names no group/);
+    expect((await semaforoJson<QueueSettings>(db, ['settings'])).notifications.groups).toBeNull();
+    await groups.fill('a, a, a');
+    await save.click();
+    await page
+      .getByRole('status')
+      .getByText(/^Saved: notifications on/)
+      .waitFor();
+    expect((await semaforoJson<QueueSettings>(db, ['settings'])).notifications.groups).toEqual(['a']);
+  });
 });
