@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../shared/api-client.ts';
 import { DURABILITIES, type QueueSettings } from '../../shared/domain.ts';
+import type { QueueBackend } from '../../shared/queue-place.ts';
 import type { SettingsUpdate } from '../../shared/schemas.ts';
 import { describedBy, Field } from './Field.tsx';
 import { useApi } from '../state/api-context.tsx';
@@ -110,12 +111,32 @@ export function AlertsForm({ settings, onSaved }: { settings: QueueSettings; onS
 }
 
 /** What a commit waits for, each choice explained in one sentence. */
-export function DurabilityForm({ settings, onSaved }: { settings: QueueSettings; onSaved(): void }) {
+export function DurabilityForm({
+  settings,
+  onSaved,
+  backend,
+}: {
+  settings: QueueSettings;
+  onSaved(): void;
+  /** the store the queue is on; undefined while not yet known */
+  backend: QueueBackend | undefined;
+}) {
   const synced = useSyncedFields<{ durability: string }>({ durability: settings.durability });
   const choice = synced.fields.durability;
   const setChoice = (durability: string) => synced.setFields({ durability });
   const [messages, setMessages] = useState<Messages>({});
   const { busy, save } = useSave(onSaved);
+  // The PostgreSQL store never reads this setting: its commits wait as its server says.
+  if (backend === 'postgres')
+    return (
+      <section className="panel settings-form" aria-labelledby="durability-title">
+        <h2 id="durability-title">Durability</h2>
+        <p className="muted">
+          Applies to SQLite queues only. This queue is on PostgreSQL: a commit waits as the server&apos;s{' '}
+          <code>synchronous_commit</code> says.
+        </p>
+      </section>
+    );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void save(

@@ -43,7 +43,7 @@ export function SettingsScreen() {
         {/* Not keyed by the saved values: a change from elsewhere must not throw away typing. */}
         <SettingsForm settings={s} onSaved={stats.reload} />
         <AlertsForm settings={s} onSaved={stats.reload} />
-        <DurabilityForm settings={s} onSaved={stats.reload} />
+        <DurabilityForm settings={s} onSaved={stats.reload} backend={place.data?.backend} />
       </>
     );
   }

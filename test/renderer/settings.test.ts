@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { QueueSettings } from '../../shared/domain.ts';
+import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
 import { CHROMIUM, dashboardSession, go, screenshot, semaforoJson, waitForText } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -122,5 +123,29 @@ describe.skipIf(!hasChromium)('settings for alerts and durability', () => {
       .getByText(/^Saved: notifications on/)
       .waitFor();
     expect((await semaforoJson<QueueSettings>(db, ['settings'])).notifications.groups).toEqual(['a']);
+  });
+
+  it.skipIf(!pgAvailable)(
+    'offers no durability choice on a PostgreSQL queue, which never reads it',
+    async () => {
+      const schema = freshSchemaName('dash');
+      try {
+        const { page } = await open({ db: pgLocation(schema) });
+        await go(page, 'Settings');
+        const panel = page.getByRole('region', { name: 'Durability' });
+        await panel.getByText(/Applies to SQLite queues only/).waitFor();
+        expect(await page.getByRole('radio', { name: 'Full' }).count()).toBe(0);
+        await page.getByRole('form', { name: 'Failure alerts' }).waitFor();
+      } finally {
+        await dropSchema(schema);
+      }
+    },
+  );
+
+  it('offers the durability choice on a SQLite queue', async () => {
+    const { page } = await open();
+    await go(page, 'Settings');
+    await page.getByText(/^Stored in: SQLite file/).waitFor();
+    await page.getByRole('form', { name: 'Durability' }).getByRole('radio', { name: 'Full' }).waitFor();
   });
 });
