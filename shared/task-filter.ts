@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { LIMITS } from './limits.ts';
-import { intIn, listQuerySchema } from './schemas.ts';
+import { intIn, listQuerySchema, taskIdSchema } from './schemas.ts';
 
 export const BULK_ACTIONS = ['retry', 'cancel', 'remove'] as const;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
@@ -26,6 +26,11 @@ export const bulkRequestSchema = z.strictObject({
    * match meanwhile are not touched without being counted.
    */
   max: intIn(1, LIMITS.bulk),
+  /**
+   * Act only on ids up to this one: the dry run's `lastId`, so the tasks acted on are among those
+   * counted, not merely as many (ids only grow, so a task enqueued meanwhile is above it).
+   */
+  throughId: taskIdSchema.optional(),
   /** count only: what the action would touch now, nothing written */
   dryRun: z.boolean().optional(),
 });
@@ -37,6 +42,8 @@ export interface BulkResult {
   count: number;
   /** running tasks whose worker was asked to stop them (cancel only) */
   stopping: number;
+  /** the highest id among them (null: none), to pass back as `throughId` */
+  lastId: number | null;
 }
 
 /** The failed tasks of one failure group (`cause` as in TaskFilter), over the whole queue. */

@@ -38,7 +38,12 @@ export function createQueueService(engine: Engine): QueueService {
     failureCounts: () => engine.failureCounts(),
     actOnMatching: async (i) => {
       const out = await engine.actOnMatching(i);
-      return { count: out.ids.length, stopping: out.requested.length };
+      const all = [...out.ids, ...out.requested];
+      return {
+        count: out.ids.length,
+        stopping: out.requested.length,
+        lastId: all.length ? Math.max(...all) : null,
+      };
     },
     cancel: (i) => engine.cancel(i.ids),
     remove: async (i) => ({ ids: await engine.remove(i.ids) }),

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../shared/api-client.ts';
 import { DURABILITIES, type QueueSettings } from '../../shared/domain.ts';
+import type { QueueBackend } from '../../shared/queue-place.ts';
 import type { SettingsUpdate } from '../../shared/schemas.ts';
 import { describedBy, Field } from './Field.tsx';
 import { useApi } from '../state/api-context.tsx';
@@ -13,6 +14,7 @@ import {
 } from '../state/alerts-form.ts';
 import type { Messages } from '../state/limits-form.ts';
 import { useNotices } from '../state/notices.tsx';
+import { useSyncedFields } from '../state/synced-fields.ts';
 
 /** Sends a checked update; the server's own refusal lands next to its field as well. */
 function useSave(onSaved: () => void) {
@@ -23,12 +25,15 @@ function useSave(onSaved: () => void) {
     check: { update: SettingsUpdate; messages: Messages; groups?: string[] },
     setMessages: (m: Messages) => void,
     saved: (s: QueueSettings) => string,
+    reset: (s: QueueSettings) => void,
   ) => {
     setMessages(check.messages);
     if (Object.keys(check.messages).length) return;
     setBusy(true);
     try {
-      notify(saved(await api.updateSettings(check.update)), 'green');
+      const s = await api.updateSettings(check.update);
+      notify(saved(s), 'green');
+      reset(s);
       onSaved();
     } catch (err) {
       const issues = err instanceof ApiError ? err.info.issues : undefined;
@@ -43,18 +48,20 @@ function useSave(onSaved: () => void) {
 
 /** Desktop notifications and the webhook for tasks that fail for good. */
 export function AlertsForm({ settings, onSaved }: { settings: QueueSettings; onSaved(): void }) {
-  const initial = alertFields(settings);
-  const [fields, setFields] = useState(initial);
+  const { fields, setFields, dirty, reset } = useSyncedFields(alertFields(settings));
   const [messages, setMessages] = useState<Messages>({});
   const { busy, save } = useSave(onSaved);
-  const dirty = JSON.stringify(fields) !== JSON.stringify(initial);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    void save(alertsUpdateFrom(fields), setMessages, (s) =>
-      [
-        `Saved: notifications ${s.notifications.enabled ? 'on' : 'off'}`,
-        s.failureWebhook ? `webhook ${s.failureWebhook}` : 'no webhook',
-      ].join(', '),
+    void save(
+      alertsUpdateFrom(fields),
+      setMessages,
+      (s) =>
+        [
+          `Saved: notifications ${s.notifications.enabled ? 'on' : 'off'}`,
+          s.failureWebhook ? `webhook ${s.failureWebhook}` : 'no webhook',
+        ].join(', '),
+      (s) => reset(alertFields(s)),
     );
   };
   const groupsHint = 'comma-separated; blank: every group';
@@ -104,13 +111,40 @@ export function AlertsForm({ settings, onSaved }: { settings: QueueSettings; onS
 }
 
 /** What a commit waits for, each choice explained in one sentence. */
-export function DurabilityForm({ settings, onSaved }: { settings: QueueSettings; onSaved(): void }) {
-  const [choice, setChoice] = useState<string>(settings.durability);
+export function DurabilityForm({
+  settings,
+  onSaved,
+  backend,
+}: {
+  settings: QueueSettings;
+  onSaved(): void;
+  /** the store the queue is on; undefined while not yet known */
+  backend: QueueBackend | undefined;
+}) {
+  const synced = useSyncedFields<{ durability: string }>({ durability: settings.durability });
+  const choice = synced.fields.durability;
+  const setChoice = (durability: string) => synced.setFields({ durability });
   const [messages, setMessages] = useState<Messages>({});
   const { busy, save } = useSave(onSaved);
+  // The PostgreSQL store never reads this setting: its commits wait as its server says.
+  if (backend === 'postgres')
+    return (
+      <section className="panel settings-form" aria-labelledby="durability-title">
+        <h2 id="durability-title">Durability</h2>
+        <p className="muted">
+          Applies to SQLite queues only. This queue is on PostgreSQL: a commit waits as the server&apos;s{' '}
+          <code>synchronous_commit</code> says.
+        </p>
+      </section>
+    );
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    void save(durabilityUpdateFrom(choice), setMessages, (s) => `Saved: durability ${s.durability}`);
+    void save(
+      durabilityUpdateFrom(choice),
+      setMessages,
+      (s) => `Saved: durability ${s.durability}`,
+      (s) => synced.reset({ durability: s.durability }),
+    );
   };
   return (
     <form className="panel settings-form" onSubmit={submit} noValidate aria-labelledby="durability-title">
@@ -147,7 +181,7 @@ export function DurabilityForm({ settings, onSaved }: { settings: QueueSettings;
         )}
       </fieldset>
       <div className="button-row">
-        <button type="submit" className="primary" disabled={busy || choice === settings.durability}>
+        <button type="submit" className="primary" disabled={busy || !synced.dirty}>
           Save durability
         </button>
       </div>

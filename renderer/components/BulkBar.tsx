@@ -10,13 +10,16 @@ export function BulkBar(props: {
   /** how many match the filters in the whole queue */
   total: number;
   allMatching: boolean;
+  /** the selection was all matching until a row was unticked: now only the rows loaded, less it */
+  narrowed?: boolean;
   onSelectAllMatching(): void;
   onRetry(): void;
   onCancel(): void;
   onDelete(): void;
   onClear(): void;
 }) {
-  const { count, total, allMatching, onSelectAllMatching, onRetry, onCancel, onDelete, onClear } = props;
+  const { count, total, allMatching, narrowed, onSelectAllMatching, onRetry, onCancel, onDelete, onClear } =
+    props;
   if (count === 0 && !allMatching) return null;
   const which = allMatching ? 'all' : 'selected';
   return (
@@ -24,6 +27,11 @@ export function BulkBar(props: {
       <span className="bulk-count" aria-live="polite">
         {allMatching ? `All ${plural(total, 'matching task')} selected` : `${plural(count, 'task')} selected`}
       </span>
+      {!allMatching && narrowed && (
+        <span className="muted" data-testid="bulk-narrowed">
+          the rows loaded, less those unticked; not all that match
+        </span>
+      )}
       {!allMatching && total > count && (
         <button type="button" className="link" onClick={onSelectAllMatching}>
           Select all {formatCount(total)} matching

@@ -12,7 +12,13 @@ import { settingsUpdateFrom, type Messages, type SettingsFields } from '../state
 import { useNotices } from '../state/notices.tsx';
 import { useStats } from '../state/stats.tsx';
 import { useQuery } from '../state/use-query.ts';
+import { useSyncedFields } from '../state/synced-fields.ts';
 import { describeQueue } from '../../shared/queue-place.ts';
+
+const limitFields = (s: QueueSettings): SettingsFields => ({
+  globalConcurrency: String(s.globalConcurrency),
+  retentionDays: String(s.retentionDays),
+});
 
 export function SettingsScreen() {
   const stats = useStats();
@@ -34,13 +40,10 @@ export function SettingsScreen() {
           </p>
           {place.data && <p className="queue-place">Stored in: {describeQueue(place.data)}</p>}
         </section>
-        <SettingsForm key={`${s.globalConcurrency}:${s.retentionDays}`} settings={s} onSaved={stats.reload} />
-        <AlertsForm
-          key={JSON.stringify([s.notifications, s.failureWebhook])}
-          settings={s}
-          onSaved={stats.reload}
-        />
-        <DurabilityForm key={s.durability} settings={s} onSaved={stats.reload} />
+        {/* Not keyed by the saved values: a change from elsewhere must not throw away typing. */}
+        <SettingsForm settings={s} onSaved={stats.reload} />
+        <AlertsForm settings={s} onSaved={stats.reload} />
+        <DurabilityForm settings={s} onSaved={stats.reload} backend={place.data?.backend} />
       </>
     );
   }
@@ -57,14 +60,9 @@ export function SettingsScreen() {
 function SettingsForm({ settings, onSaved }: { settings: QueueSettings; onSaved(): void }) {
   const api = useApi();
   const { notify } = useNotices();
-  const initial: SettingsFields = {
-    globalConcurrency: String(settings.globalConcurrency),
-    retentionDays: String(settings.retentionDays),
-  };
-  const [fields, setFields] = useState(initial);
+  const { fields, setFields, dirty, reset } = useSyncedFields(limitFields(settings));
   const [messages, setMessages] = useState<Messages>({});
   const [busy, setBusy] = useState(false);
-  const dirty = JSON.stringify(fields) !== JSON.stringify(initial);
 
   const save = async (e: FormEvent) => {
     e.preventDefault();
@@ -78,6 +76,7 @@ function SettingsForm({ settings, onSaved }: { settings: QueueSettings; onSaved(
         `Saved: up to ${s.globalConcurrency} tasks at once, finished tasks kept ${s.retentionDays} days`,
         'green',
       );
+      reset(limitFields(s));
       onSaved();
     } catch (err) {
       const issues = err instanceof ApiError ? err.info.issues : undefined;

@@ -39,38 +39,54 @@ export function TasksScreen(props: {
   const resetKey = JSON.stringify(query);
   // "Select all N matching": the bulk actions then act by filter, on the server.
   const [allMatching, setAllMatching] = useState(false);
+  // The selection was "all matching" until a row was unticked: now the rows loaded then, less it.
+  const [narrowed, setNarrowed] = useState(false);
   const onMatching = useMatchingActions();
 
+  // Other filters, other tasks: a selection made under the old ones would be acted on unseen.
+  const { clear: clearPicked } = picked;
   useEffect(() => {
     setActive(0);
     setAllMatching(false);
-  }, [resetKey]);
-  // A row ticked or unticked by hand means a choice of rows again, not "all that match"; while all
-  // match, every row shows as selected, also the ones loaded later.
-  const selection = useMemo(
-    () => ({
+    setNarrowed(false);
+    clearPicked();
+  }, [resetKey, clearPicked]);
+  // While all match, every row shows as selected, also the ones loaded later. Unticking one then
+  // cannot keep "all matching" (the request names no exceptions), so it becomes the rows loaded
+  // now less the unticked ones: shown as selected, and nothing else, is what the actions touch.
+  const { loaded } = pages;
+  const selection = useMemo(() => {
+    const narrow = (unticked: readonly Task[]) => {
+      const out = new Set(unticked.map((t) => t.id));
+      picked.clear();
+      picked.setMany(
+        loaded().filter((t) => !out.has(t.id)),
+        true,
+      );
+      setAllMatching(false);
+      setNarrowed(true);
+    };
+    return {
       ...picked,
       has: (id: number) => allMatching || picked.has(id),
-      toggle: (t: Task) => {
-        setAllMatching(false);
-        picked.toggle(t);
-      },
+      toggle: (t: Task) => (allMatching ? narrow([t]) : picked.toggle(t)),
       setMany: (ts: readonly Task[], on: boolean) => {
-        setAllMatching(false);
-        picked.setMany(ts, on);
+        if (!allMatching) picked.setMany(ts, on);
+        else if (!on) narrow(ts);
       },
       clear: () => {
         setAllMatching(false);
+        setNarrowed(false);
         picked.clear();
       },
-    }),
-    [picked, allMatching],
-  );
+    };
+  }, [picked, allMatching, loaded]);
   // Ctrl+A means all that match, as "Select all N matching" does, not the rows that happen to be loaded.
   const selectAll = useCallback(
     (loaded: Task[]) => {
       picked.setMany(loaded, true);
       setAllMatching(true);
+      setNarrowed(false);
     },
     [picked],
   );
@@ -197,7 +213,11 @@ export function TasksScreen(props: {
         count={picked.size}
         total={total ?? 0}
         allMatching={allMatching}
-        onSelectAllMatching={() => setAllMatching(true)}
+        narrowed={narrowed}
+        onSelectAllMatching={() => {
+          setAllMatching(true);
+          setNarrowed(false);
+        }}
         onRetry={() => bulk('retry', retry)}
         onCancel={() => bulk('cancel', cancel)}
         onDelete={() => bulk('remove', remove)}

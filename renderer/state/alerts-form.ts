@@ -76,15 +76,25 @@ export function alertsUpdateFrom(f: AlertFields): {
   messages: Messages;
   groups: string[];
 } {
-  const groups = f.notifyGroups
-    .split(',')
-    .map((g) => g.trim())
-    .filter(Boolean);
+  // Each group once ("a, a" is a); blank is every group, as the field's hint says.
+  const groups = [
+    ...new Set(
+      f.notifyGroups
+        .split(',')
+        .map((g) => g.trim())
+        .filter(Boolean),
+    ),
+  ];
   const update: SettingsUpdate = {
     notifications: { enabled: f.notify, groups: groups.length ? groups : null },
     failureWebhook: f.webhook.trim() === '' ? null : f.webhook.trim(),
   };
-  return { update, messages: check(update, groups), groups };
+  const messages = check(update, groups);
+  // Commas and nothing else is not blank: it must not quietly mean every group.
+  if (groups.length === 0 && f.notifyGroups.trim() !== '')
+    messages.notifyGroups =
+      'names no group: give names separated by commas, or leave it blank for every group';
+  return { update, messages, groups };
 }
 
 export function durabilityUpdateFrom(d: string): { update: SettingsUpdate; messages: Messages } {

@@ -1,8 +1,8 @@
 /**
  * Retry, cancel or delete every task a filter matches, on the server, not only the rows this
  * screen loaded: a dry run counts what the action would touch now, the confirm names that count,
- * and the action is capped at it, so tasks that began to match meanwhile are not touched
- * unasked. The notice says what the server answered it did.
+ * and the action is capped at it and at the last id it counted, so tasks that began to match
+ * meanwhile are not touched unasked. The notice says what the server answered it did.
  */
 import { useCallback } from 'react';
 import type { ApiInput } from '../../shared/api.ts';
@@ -75,7 +75,13 @@ export function useMatchingActions(): (
           danger: action !== 'retry',
         });
         if (!ok) return false;
-        const out = await api.actOnMatching({ action, filter, max: n });
+        // Capped at the count and at the last id counted: the same tasks, not merely as many.
+        const out = await api.actOnMatching({
+          action,
+          filter,
+          max: n,
+          ...(dry.lastId !== null ? { throughId: dry.lastId } : {}),
+        });
         notify(outcome(action, out), action === 'retry' ? 'amber' : 'grey');
         return true;
       } catch (err) {

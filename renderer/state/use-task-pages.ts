@@ -22,6 +22,8 @@ export interface TaskPages {
   total: number | undefined;
   error: Error | undefined;
   rowAt(index: number): Task | undefined;
+  /** every row of the pages held now (in view, or loaded and not yet forgotten) */
+  loaded(): Task[];
   /** tell which rows are in view (inclusive), so their pages load */
   setRange(first: number, last: number): void;
   reload(): void;
@@ -149,5 +151,7 @@ export function useTaskPages(query: ListQuery): TaskPages {
     return slot?.tasks?.[index % PAGE_SIZE];
   }, []);
 
-  return { total, error, rowAt, setRange, reload: refresh };
+  const loaded = useCallback(() => [...pages.current.values()].flatMap((slot) => slot.tasks ?? []), []);
+
+  return { total, error, rowAt, loaded, setRange, reload: refresh };
 }

@@ -67,6 +67,24 @@ describe.each(backends)('actions by filter on $name', (backend) => {
     expect((await store.listTasks({ status: ['failed'] })).total).toBe(3);
   });
 
+  it('acts only on the tasks its dry run counted, not on as many others that match by then', async () => {
+    const { store } = await freshQueue(backend);
+    const made = await store.enqueue(tasks(3), 0);
+    const [one, two, three] = made.map((r) => r.task.id);
+    const dry = await store.actOnMatching('remove', { status: ['pending'] }, 5, { max: 100, dryRun: true });
+    expect(dry.ids).toEqual([one, two, three]);
+    // Meanwhile task 1 is claimed and a fourth task begins to match.
+    const [claimed] = await claim(store, A, 1, 10);
+    expect(claimed!.task.id).toBe(one);
+    const [four] = (await store.enqueue(tasks(1, {}, 'late-'), 11)).map((r) => r.task.id);
+    const out = await store.actOnMatching('remove', { status: ['pending'] }, 20, {
+      max: dry.ids.length,
+      throughId: Math.max(...dry.ids),
+    });
+    expect(out).toEqual({ ids: [two, three], requested: [] });
+    expect(await store.getTask(four!)).toMatchObject({ status: 'pending' });
+  });
+
   it("retries one failure group's tasks by cause, past what any page holds", async () => {
     const { store } = await freshQueue(backend);
     await store.enqueue(tasks(9, { kind: 'shell', maxAttempts: 1 }), 0);

@@ -39,8 +39,12 @@ function tempDir(): string {
   return dir;
 }
 
+/** A queue file's folder is its home; a PostgreSQL queue gets a temp folder of its own. */
+const homes = new Map<string, string>();
 function env(db: string): NodeJS.ProcessEnv {
-  return { ...process.env, SEMAFORO_HOME: path.dirname(db), SEMAFORO_DB: db, NO_COLOR: '1' };
+  let home = homes.get(db);
+  if (!home) homes.set(db, (home = /^postgres(ql)?:\/\//i.test(db) ? tempDir() : path.dirname(db)));
+  return { ...process.env, SEMAFORO_HOME: home, SEMAFORO_DB: db, NO_COLOR: '1' };
 }
 
 type CliResult = ProcessOutput;
@@ -332,11 +336,18 @@ export function dashboardSession() {
     return page;
   }
 
-  /** A fresh queue file (`before` may fill it), `serve` on it, and a page with the dashboard open. */
+  /**
+   * A fresh queue file (`before` may fill it), or the PostgreSQL queue `db` names, `serve` on it,
+   * and a page with the dashboard open.
+   */
   async function open(
-    options: { before?: (db: string) => Promise<void>; viewport?: { width: number; height: number } } = {},
+    options: {
+      before?: (db: string) => Promise<void>;
+      viewport?: { width: number; height: number };
+      db?: string;
+    } = {},
   ): Promise<OpenedDashboard> {
-    const db = path.join(tempDir(), 'queue.db');
+    const db = options.db ?? path.join(tempDir(), 'queue.db');
     await options.before?.(db);
     server = await serve(db);
     context = await browser!.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 } });

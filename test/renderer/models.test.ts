@@ -9,6 +9,8 @@ import { axisNumber } from '../../renderer/state/format.ts';
 import { cancelNotice } from '../../renderer/state/task-actions.ts';
 import { SERIES_SHAPES, seriesFrom } from '../../electron/core/policy/throughput-series.ts';
 import { groupUpdateFrom, settingsUpdateFrom } from '../../renderer/state/limits-form.ts';
+import { mergeFields } from '../../renderer/state/synced-fields.ts';
+import { alertsUpdateFrom } from '../../renderer/state/alerts-form.ts';
 import {
   buildSpec,
   EMPTY_FORM,
@@ -262,5 +264,32 @@ describe('cancel notices', () => {
       '1 task cancelled; 2 running tasks are being stopped',
     );
     expect(cancelNotice({ cancelled: [], requested: [] })).toMatch(/^Nothing to cancel/);
+  });
+});
+
+describe('a form over saved values that change elsewhere', () => {
+  it('takes the new value for untouched fields and keeps what was typed in edited ones', () => {
+    const base = { webhook: '', groups: '', notify: true };
+    const typed = { ...base, groups: 'backups' };
+    const next = { webhook: 'https://other.test/h', groups: 'vendor', notify: false };
+    expect(mergeFields(base, typed, next)).toEqual({
+      webhook: 'https://other.test/h',
+      groups: 'backups',
+      notify: false,
+    });
+  });
+});
+
+describe('the notify groups as typed', () => {
+  const groupsOf = (typed: string) => alertsUpdateFrom({ notify: true, notifyGroups: typed, webhook: '' });
+  it('saves each group once, and blank as every group', () => {
+    expect(groupsOf('a, a, a').update.notifications?.groups).toEqual(['a']);
+    expect(groupsOf('b, a, b').update.notifications?.groups).toEqual(['b', 'a']);
+    expect(groupsOf('  ').update.notifications?.groups).toBeNull();
+    expect(groupsOf('  ').messages).toEqual({});
+  });
+  it('refuses separators with no name rather than saving every group', () => {
+    expect(groupsOf(',,,').messages.notifyGroups).toMatch(/^names no group/);
+    expect(groupsOf(' , ').messages.notifyGroups).toMatch(/^names no group/);
   });
 });

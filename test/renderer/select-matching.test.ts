@@ -85,6 +85,67 @@ describe.skipIf(!hasChromium)('acting on everything that matches', () => {
     await page.getByText('No tasks match these filters').waitFor();
   });
 
+  it('unticking a row while all match never selects it: the rows loaded, less it, and the bar says so', async () => {
+    const { page, server } = await open({ before: (db) => seedFailed(db, { [CURL]: 300 }) });
+    await go(page, 'Tasks');
+    await page
+      .getByRole('search', { name: 'Filter tasks' })
+      .getByRole('checkbox', { name: /failed/ })
+      .check();
+    await waitForText(page.getByTestId('task-total'), '300 matches');
+    const grid = page.getByRole('grid', { name: 'Tasks' });
+    await grid.locator('[data-task-id]').first().waitFor();
+    await grid.focus();
+    await page.keyboard.press('Control+a');
+    const bar = page.getByRole('toolbar', { name: 'Selected tasks' });
+    await waitForText(bar.locator('.bulk-count'), 'All 300 matching tasks selected');
+    // A row loaded after Ctrl+A shows as selected; Space unticks it.
+    await page.keyboard.press('End');
+    const last = grid.locator('[data-task-id]').last();
+    await expect.poll(() => last.getAttribute('aria-selected'), { timeout: 10_000 }).toBe('true');
+    const keep = Number(await last.getAttribute('data-task-id'));
+    await page.keyboard.press(' ');
+    const kept = grid.locator(`[data-task-id="${keep}"]`);
+    await expect.poll(() => kept.getAttribute('aria-selected'), { timeout: 10_000 }).toBe('false');
+    await bar.getByTestId('bulk-narrowed').waitFor();
+    const said = await bar.locator('.bulk-count').textContent();
+    const n = Number(/^([\d,]+) tasks selected$/.exec(said ?? '')![1]!.replace(/,/g, ''));
+    expect(n).toBeGreaterThan(0);
+    expect(n).toBeLessThan(300);
+    await screenshot(page, 'select-all-matching-narrowed');
+    // Delete acts on those, never on the unticked row.
+    await bar.getByRole('button', { name: /Delete selected/ }).click();
+    const dialog = page.getByRole('dialog', {
+      name: new RegExp(`^Delete ${n} failed tasks and their history`),
+    });
+    await dialog.getByRole('button', { name: `Delete ${n} tasks` }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => (await apiCall<Stats>(server, 'stats')).counts.failed, { timeout: 10_000 })
+      .toBe(300 - n);
+    expect(await apiCall<{ id: number } | null>(server, 'getTask', { id: keep })).toMatchObject({ id: keep });
+  });
+
+  it('a new search lets go of all matching: nothing hidden stays selected', async () => {
+    const { page, server } = await open({ before: (db) => seedFailed(db, { [CURL]: 40 }) });
+    await go(page, 'Tasks');
+    await waitForText(page.getByTestId('task-total'), '40 tasks');
+    const grid = page.getByRole('grid', { name: 'Tasks' });
+    await grid.locator('[data-task-id]').first().waitFor();
+    await grid.focus();
+    await page.keyboard.press('Control+a');
+    const bar = page.getByRole('toolbar', { name: 'Selected tasks' });
+    await waitForText(bar.locator('.bulk-count'), 'All 40 matching tasks selected');
+    await page.getByRole('searchbox', { name: 'Search tasks' }).fill('sync-order-39');
+    await waitForText(page.getByTestId('task-total'), '1 match');
+    await bar.waitFor({ state: 'detached' });
+    // Delete in the list acts on the row in view only, as nothing is selected.
+    await grid.focus();
+    await page.keyboard.press('Delete');
+    await page.getByRole('dialog', { name: /^Delete task/ }).waitFor();
+    expect((await apiCall<Stats>(server, 'stats')).counts.failed).toBe(40);
+  });
+
   it("retries every task of one failure group past the 1,000 loaded, and leaves the other group's", async () => {
     const pgDump = 'pg_dump: error: connection to server failed';
     const { page, server } = await open({ before: (db) => seedFailed(db, { [CURL]: 1500, [pgDump]: 20 }) });

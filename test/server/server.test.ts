@@ -97,12 +97,16 @@ describe('semaforo serve: the JSON API', () => {
     expect(JSON.parse(bad.body).error.issues[0]).toMatchObject({ path: 'filter' });
     const tooMany = await call('actOnMatching', { action: 'cancel', filter, max: 100_001 });
     expect(JSON.parse(tooMany.body).error.issues[0]).toMatchObject({ path: 'max' });
+    const badBound = await call('actOnMatching', { action: 'cancel', filter, max: 10, throughId: 0 });
+    expect(JSON.parse(badBound.body).error.issues[0]).toMatchObject({ path: 'throughId' });
     const dry = await call('actOnMatching', { action: 'cancel', filter, max: 10, dryRun: true });
-    expect(JSON.parse(dry.body).value).toEqual({ count: 2, stopping: 0 });
-    const done = await call('actOnMatching', { action: 'cancel', filter, max: 10 });
-    expect(JSON.parse(done.body).value).toEqual({ count: 2, stopping: 0 });
+    expect(JSON.parse(dry.body).value).toEqual({ count: 2, stopping: 0, lastId: 2 });
+    // A task that begins to match after the dry run is above its last id, so left alone.
+    await call('enqueue', { kind: 'sleep', group: 'g', payload: { ms: 0 } });
+    const done = await call('actOnMatching', { action: 'cancel', filter, max: 10, throughId: 2 });
+    expect(JSON.parse(done.body).value).toEqual({ count: 2, stopping: 0, lastId: 2 });
     const stats = JSON.parse((await call('stats')).body).value;
-    expect(stats.counts).toMatchObject({ pending: 1, cancelled: 2 });
+    expect(stats.counts).toMatchObject({ pending: 2, cancelled: 2 });
   });
 
   it("serves the dashboard's schedule requests: preview, create, refuse an invalid cron writing nothing, run now", async () => {

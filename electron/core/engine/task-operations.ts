@@ -181,8 +181,12 @@ export function createTaskOperations(core: EngineCore): TaskOperations {
       ]);
       return groupStatsOf(waits, metrics.byGroup);
     },
-    async actOnMatching({ action, filter, max, dryRun }) {
-      const out = await store.actOnMatching(action, filter, clock.now(), { max, dryRun: dryRun ?? false });
+    async actOnMatching({ action, filter, max, throughId, dryRun }) {
+      const out = await store.actOnMatching(action, filter, clock.now(), {
+        max,
+        dryRun: dryRun ?? false,
+        ...(throughId !== undefined ? { throughId } : {}),
+      });
       if (dryRun) return out;
       core.cancelRequested(out.requested);
       core.tasksChanged([...out.ids, ...out.requested]);

@@ -164,6 +164,8 @@ export interface RenewResult {
 export interface BulkOptions {
   /** act on at most this many, in id order */
   max: number;
+  /** act only on ids up to this one (the last a dry run counted) */
+  throughId?: number;
   /** answer what would be done, write nothing */
   dryRun?: boolean;
 }

@@ -44,12 +44,14 @@ async function matching(
   action: BulkAction,
   filter: TaskFilter,
   lock: boolean,
+  throughId: number | undefined,
 ): Promise<BulkCandidate[]> {
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
   const f = await filterConditions(db, filter, param);
   const where = [f.status, f.group, f.kind, f.schedule, f.search].filter((c): c is string => c !== null);
   where.push(`status = ANY(${param(BULK_STATUSES[action])}::text[])`);
+  if (throughId !== undefined) where.push(`id <= ${param(throughId)}`);
   const rows = await q.query<object>(
     `SELECT id, status, attempts, kind, error, unique_key FROM tasks WHERE ${where.join(' AND ')}
      ORDER BY id${lock ? ' FOR UPDATE' : ''}`,
@@ -70,7 +72,7 @@ export async function actOnMatching(
 ): Promise<BulkOutcome> {
   const write = !opts.dryRun;
   const run = async (q: Queryable): Promise<BulkOutcome> => {
-    const rows = await matching(db, q, action, filter, write);
+    const rows = await matching(db, q, action, filter, write, opts.throughId);
     const keys = await keyHolders(q, action === 'retry' ? rows : []);
     const pick = pickBulk(action, rows, { cause: filter.cause, max: opts.max, keyHolder: keys.holder });
     const ids = pick.act.map((r) => r.id);

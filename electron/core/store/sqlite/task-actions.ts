@@ -125,6 +125,10 @@ export class TaskActions {
     return this.commits.run(opts.dryRun ? 'relaxed' : 'durable', () => {
       const { where, params } = filterSql(filter);
       where.push(`status IN (${sqlList(BULK_STATUSES[action])})`);
+      if (opts.throughId !== undefined) {
+        where.push('id <= ?');
+        params.push(opts.throughId);
+      }
       const rows = this.db
         .prepare<(string | number)[], BulkCandidate>(
           `SELECT id, status, attempts, kind, error, unique_key FROM tasks t WHERE ${where.join(' AND ')} ORDER BY id`,
