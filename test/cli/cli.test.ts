@@ -162,6 +162,10 @@ describe('semaforo CLI, driven as a separate process', { timeout: 120_000 }, () 
       await cli(['--json', 'settings', '--concurrency', '5', '--retention', '7d'], { db }),
     );
     expect(s).toMatchObject({ globalConcurrency: 5, retentionDays: 7 });
+    const n = json<{ notifications: { groups: string[] } }>(
+      await cli(['--json', 'settings', '--notify-groups', 'b, a,b,a'], { db }),
+    );
+    expect(n.notifications.groups).toEqual(['b', 'a']); // each once, as the dashboard saves them
     expect(json<{ count: number }>(await cli(['--json', 'purge', '--older-than', '1d'], { db })).count).toBe(
       0,
     );

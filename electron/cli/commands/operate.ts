@@ -213,7 +213,10 @@ export function settingsCommand(ctx: CliContext): Command {
       if (opts.notify !== undefined) notifications.enabled = opts.notify === 'on';
       if (opts.notifyGroups !== undefined)
         notifications.groups =
-          opts.notifyGroups === 'all' ? null : opts.notifyGroups.split(',').map((g) => g.trim());
+          // Each group once, in the order given, as the dashboard saves them.
+          opts.notifyGroups === 'all'
+            ? null
+            : [...new Set(opts.notifyGroups.split(',').map((g) => g.trim()))];
       if (Object.keys(notifications).length) update.notifications = notifications;
       if (opts.webhook !== undefined) update.failureWebhook = opts.webhook === 'none' ? null : opts.webhook;
       if (opts.durability !== undefined) update.durability = opts.durability;
