@@ -5,13 +5,19 @@
  *
  * Next to it, dist/cli/stamp.json lists every source file that went in with its mtime;
  * bin/semaforo.js runs the bundle only while each of them still has that mtime, so an edited
- * checkout runs its sources, never a stale build.
+ * checkout runs its sources, never a stale build:
+ * - every module the build read counts, also one tree-shaking then dropped (its side effects
+ *   still run from the sources), with its mtime taken when the build read it; one edited before
+ *   the build ended gets no stamp at all;
+ * - each build goes to a folder of its own (dist/cli/<id>/) and the stamp, written last by a
+ *   rename, names it: a CLI starting, or a long-running worker loading a command's chunk, during
+ *   a rebuild still finds the build it began with. The newest three are kept.
  */
 import fs from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { build as viteBuild, Plugin, Rollup } from 'vite';
+import type { build as viteBuild, Plugin } from 'vite';
 
 // `npm install` runs this as `prepare`; an install without devDependencies has no Vite, and then
 // the CLI runs from its sources (slower to start) rather than the install failing.
@@ -27,7 +33,24 @@ try {
 }
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outDir = path.join(root, 'dist/cli');
+const cliDir = path.join(root, 'dist/cli');
+const buildId = `b${Date.now().toString(36)}${process.pid.toString(36)}`;
+const outDir = path.join(cliDir, buildId);
+const KEEP_BUILDS = 3;
+
+/** Each source module the build reads, with its mtime then (before it could be edited again). */
+function sourcesRead(seen: Map<string, number | null>): Plugin {
+  return {
+    name: 'semaforo:sources-read',
+    enforce: 'pre',
+    load(id) {
+      const file = id.split('?')[0]!;
+      if (path.isAbsolute(file) && !file.includes(`${path.sep}node_modules${path.sep}`) && !seen.has(file))
+        seen.set(file, fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? null);
+      return null;
+    },
+  };
+}
 
 /**
  * Node's built-in modules taken with `process.getBuiltinModule`, not `import`: an ES import of a
@@ -81,12 +104,13 @@ function builtinsWithoutFacades(): Plugin {
 }
 
 const started = performance.now();
-const result = await build({
+const read = new Map<string, number | null>();
+await build({
   root,
   configFile: false,
   logLevel: 'warn',
   publicDir: false,
-  plugins: [builtinsWithoutFacades()],
+  plugins: [sourcesRead(read), builtinsWithoutFacades()],
   build: {
     ssr: path.join(root, 'electron/cli/main.ts'),
     outDir,
@@ -106,25 +130,41 @@ const result = await build({
   ssr: { noExternal: true, external: ['better-sqlite3'], target: 'node' },
 });
 
-const outputs = (Array.isArray(result) ? result : [result]) as Rollup.RollupOutput[];
-const sources = new Set<string>();
-for (const out of outputs)
-  for (const chunk of out.output)
-    if (chunk.type === 'chunk')
-      for (const id of chunk.moduleIds) {
-        const file = id.split('?')[0]!;
-        if (path.isAbsolute(file) && !file.includes(`${path.sep}node_modules${path.sep}`))
-          sources.add(path.relative(root, file));
-      }
-// The format bin/semaforo.js reads: paths relative to the root, mtimes in milliseconds.
-const files: Record<string, number> = {};
-// With them this script and the lock file (where there is one): a changed build recipe or
+// The format bin/semaforo.js reads: paths relative to the root, mtimes in milliseconds. With
+// them this script, the package and lock files and the TypeScript settings: a changed recipe or
 // dependency (bundled in too) also makes the build stale until the next `npm install`.
-for (const rel of [...[...sources].sort(), 'build/cli.ts', 'package-lock.json']) {
+const files: Record<string, number> = {};
+const changed: string[] = [];
+for (const [file, mtimeMs] of read) {
+  const now = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? null;
+  if (now !== mtimeMs) changed.push(path.relative(root, file));
+  else if (mtimeMs !== null) files[path.relative(root, file)] = mtimeMs;
+}
+for (const rel of ['build/cli.ts', 'package.json', 'package-lock.json', 'tsconfig.json']) {
   const st = fs.statSync(path.join(root, rel), { throwIfNoEntry: false });
   if (st) files[rel] = st.mtimeMs;
 }
-fs.writeFileSync(path.join(outDir, 'stamp.json'), JSON.stringify({ entry: 'main.js', files }));
+if (changed.length > 0) {
+  fs.rmSync(outDir, { recursive: true, force: true });
+  process.stderr.write(
+    `semaforo: ${changed[0]}${changed.length > 1 ? ` and ${changed.length - 1} more` : ''} changed while the CLI ` +
+      'was built, so this build is not used (run `npm run build:cli` again); the CLI runs from its sources\n',
+  );
+  process.exit(process.argv.includes('--if-possible') ? 0 : 1);
+}
+const stampFile = path.join(cliDir, 'stamp.json');
+fs.writeFileSync(`${stampFile}.${buildId}`, JSON.stringify({ entry: `${buildId}/main.js`, files }));
+fs.renameSync(`${stampFile}.${buildId}`, stampFile);
+// Older builds beyond the newest few go; so do the files of the layout before build folders.
+for (const old of fs
+  .readdirSync(cliDir, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && /^b[0-9a-z]+$/.test(e.name))
+  .map((e) => ({ name: e.name, at: fs.statSync(path.join(cliDir, e.name)).mtimeMs }))
+  .sort((a, b) => b.at - a.at)
+  .slice(KEEP_BUILDS))
+  fs.rmSync(path.join(cliDir, old.name), { recursive: true, force: true });
+for (const e of fs.readdirSync(cliDir, { withFileTypes: true }))
+  if (e.isFile() && e.name.endsWith('.js')) fs.rmSync(path.join(cliDir, e.name), { force: true });
 process.stdout.write(
-  `built the CLI into dist/cli (${sources.size} sources) in ${Math.round(performance.now() - started)} ms\n`,
+  `built the CLI into dist/cli/${buildId} (${Object.keys(files).length} sources) in ${Math.round(performance.now() - started)} ms\n`,
 );

@@ -69,7 +69,7 @@ describe('the launcher', () => {
       const r = await semaforo(args, true);
       expect(r.code, r.stderr).toBe(0);
       const urls = loaded(r.stderr);
-      expect(urls.some((u) => u.includes('/dist/cli/main.js'))).toBe(true);
+      expect(urls.some((u) => /\/dist\/cli\/b[0-9a-z]+\/main\.js$/.test(u))).toBe(true);
       expect(urls.filter((u) => u.endsWith('.ts'))).toEqual([]);
       expect(urls.filter((u) => /zod|better-sqlite3|croner|schemas/.test(u))).toEqual([]);
       // Only the entry and its shared chunk: no command module.
@@ -96,6 +96,28 @@ describe('the launcher', () => {
     expect(rebuilt.stdout).toBe('9.9.9\n');
     expect(loaded(rebuilt.stderr).filter((u) => u.endsWith('.ts'))).toEqual([]);
 
+    // A module the build read but tree-shaking dropped still runs from the sources: it counts.
+    const names = path.join(copy, 'shared/request-names.ts');
+    const before = fs.readFileSync(names, 'utf8');
+    fs.writeFileSync(names, `${before}\n`);
+    expect(loaded((await semaforo(['--version'], true)).stderr).some((u) => u.endsWith('.ts'))).toBe(true);
+    fs.writeFileSync(names, before);
+
+    // A source edited while the build runs: that build is not used (nor is a stale one).
+    const stamp = path.join(copy, 'dist/cli/stamp.json');
+    const stampBefore = fs.readFileSync(stamp, 'utf8');
+    const racing = setInterval(() => fs.utimesSync(program, new Date(), new Date()), 5);
+    const raced = await sh(process.execPath, ['build/cli.ts']);
+    clearInterval(racing);
+    expect([raced.code, raced.stderr]).toEqual([1, expect.stringMatching(/changed while the CLI was built/)]);
+    expect(fs.readFileSync(stamp, 'utf8')).toBe(stampBefore);
+    expect(loaded((await semaforo(['--version'], true)).stderr).some((u) => u.endsWith('.ts'))).toBe(true);
+    expect((await sh(process.execPath, ['build/cli.ts'])).code).toBe(0);
+    // The build a running CLI began with stays in place through a rebuild.
+    const builds = fs.readdirSync(path.join(copy, 'dist/cli')).filter((f) => /^b[0-9a-z]+$/.test(f));
+    expect(builds.length).toBeGreaterThanOrEqual(2);
+    expect(builds.length).toBeLessThanOrEqual(3);
+
     // A file the build took in is gone (moved away in the checkout): the sources again.
     fs.renameSync(path.join(copy, 'electron/cli/format.ts'), path.join(copy, 'format.ts.away'));
     const gone = await semaforo(['--version'], true);
@@ -109,7 +131,9 @@ describe('the launcher', () => {
     const urls = loaded(e.stderr);
     expect(urls.filter((u) => u.endsWith('.ts'))).toEqual([]);
     // A command's chunk is its name and an 8-character hash (schedule-times-… is shared code).
-    expect(urls.filter((u) => /dist\/cli\/(serve|schedule|work|operate)-.{8}\.js$/.test(u))).toEqual([]);
+    expect(
+      urls.filter((u) => /dist\/cli\/b[0-9a-z]+\/(serve|schedule|work|operate)-.{8}\.js$/.test(u)),
+    ).toEqual([]);
     // A cron line's enqueue or run loads no schema library: the quick checks take its input.
     expect(urls.filter((u) => /zod|schemas/.test(u))).toEqual([]);
     const r = await semaforo(['run', '--', 'sh', '-c', 'echo ran; exit 3'], true);
