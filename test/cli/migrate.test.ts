@@ -28,6 +28,9 @@ async function sourceQueue(file: string): Promise<{ store: TaskStore; firedDue: 
     notifications: { groups: ['vendor'] },
   });
   await store.updateGroup('vendor', { concurrency: 2, rate: { limit: 5, periodMs: 60_000 }, paused: true });
+  // The queue-wide gate's scope is '': the first page of a text key must not skip it.
+  await store.setGate(null, { maxLoad: 3 });
+  await store.setGate('vendor', { onAc: true, pauseRunning: true });
   await store.enqueue(
     ['done first', 'done', 'failed', 'retrying', 'running', 'cancelled'].map((name, i) =>
       task({
@@ -126,6 +129,10 @@ describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
     expect(tasksBefore.flatMap((t) => t!.history).some((h) => h.output === 'binary\0out')).toBe(true);
     expect(await pg.stats(T0 + 100, 10)).toEqual(statsBefore);
     expect(await pg.schedules.list()).toEqual(schedulesBefore);
+    expect((await pg.listGates()).map((g) => [g.group, g.maxLoad, g.onAc])).toEqual([
+      [null, 3, false],
+      ['vendor', null, true],
+    ]);
     // New tasks take ids above every id the file ever handed out, the purged one included.
     const [next] = await pg.enqueue([task({ name: 'new' })], T0 + 200);
     expect(next!.task.id).toBe(10);

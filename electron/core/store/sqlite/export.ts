@@ -89,13 +89,17 @@ async function* pages(
   batch: number,
 ): AsyncIterable<ExportRow[]> {
   const key = KEY[table];
+  // The first page has no lower bound: a text key may be '' (the queue-wide gate's scope), and a
+  // number bound against a TEXT column is compared as text ('-Inf' sorts after '').
+  const select = `SELECT ${key} AS _key, * FROM ${table}`;
+  const first = db.prepare<[number], Record<string, unknown>>(`${select} ORDER BY ${key} LIMIT ?`);
   const page = db.prepare<[string | number, number], Record<string, unknown>>(
-    `SELECT ${key} AS _key, * FROM ${table} WHERE ${key} > ? ORDER BY ${key} LIMIT ?`,
+    `${select} WHERE ${key} > ? ORDER BY ${key} LIMIT ?`,
   );
   const flags = FLAGS[table];
-  let after: string | number = key === 'name' ? '' : -Infinity;
+  let after: string | number | null = null;
   for (;;) {
-    const rows = page.all(after, batch);
+    const rows = after === null ? first.all(batch) : page.all(after, batch);
     if (rows.length === 0) return;
     after = rows[rows.length - 1]!._key as string | number;
     yield rows.map((r) => {
