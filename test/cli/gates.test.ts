@@ -73,6 +73,8 @@ describe('semaforo gate', () => {
     );
     const here = json<{ here: { idleMs: number | null } }>(await cli(['gate', 'list', '--json'], { db }));
     expect(here.here.idleMs).toBeNull();
+    const stats = json<{ gates: GateConfig[] }>(await cli(['--json', 'stats'], { db }));
+    expect(stats.gates).toMatchObject([{ group: 'indexing', whenIdleMs: 300_000 }]);
     const off = await cli(
       ['gate', 'set', 'indexing', '--when-idle', 'none', '--no-pause-running', '--json'],
       { db },

@@ -149,6 +149,7 @@ export function statsCommand(ctx: CliContext): Command {
         settings: s.settings,
         groups: s.groups,
         resources: s.resources,
+        gates: s.gates,
         recentFailures: s.recentFailures,
       },
       () => statsText(s, Date.now()),
