@@ -21,6 +21,7 @@ import {
 import type { ApiEvent } from '../../shared/api.ts';
 import { IPC_EVENT, IPC_REQUEST } from '../../shared/ipc.ts';
 import { createEngine } from '../core/engine.ts';
+import { idleReading } from '../core/machine/idle-reading.ts';
 import { loadUserHandlers } from '../core/handlers/user-modules.ts';
 import { readMachine, withIdleTime } from '../core/machine/readings.ts';
 import { stderrLogger } from '../core/logger.ts';
@@ -102,7 +103,7 @@ async function start(): Promise<{ openWindow: (target?: WindowTarget) => void }>
   // Only here can a gate's --when-idle be judged: the idle time is Electron's to read.
   const machine = withIdleTime(
     () => readMachine(),
-    () => powerMonitor.getSystemIdleTime() * 1000,
+    idleReading(() => powerMonitor.getSystemIdleTime() * 1000),
   );
   const engine = await createEngine({
     file: defaultDbPath(),

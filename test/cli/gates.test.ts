@@ -69,7 +69,7 @@ describe('semaforo gate', () => {
     });
     const list = await cli(['gate', 'list'], { db });
     expect(list.stdout).toMatch(
-      /indexing +user idle ≥ 5m; pauses running shell tasks +open \(cannot read the idle time \(only the tray app reads it\)\)/,
+      /indexing +user idle ≥ 5m; pauses running shell tasks +open \(cannot read the idle time \(only the tray app reads it, where the desktop tells it\)\)/,
     );
     const here = json<{ here: { idleMs: number | null } }>(await cli(['gate', 'list', '--json'], { db }));
     expect(here.here.idleMs).toBeNull();

@@ -55,7 +55,8 @@ export function judgeGate(g: GateConfig, r: MachineReading, wasClosed: boolean):
     else if (!r.onAc) reasons.push('on battery');
   }
   if (g.whenIdleMs !== null) {
-    if (r.idleMs === null) unavailable.push('the idle time (only the tray app reads it)');
+    if (r.idleMs === null)
+      unavailable.push('the idle time (only the tray app reads it, where the desktop tells it)');
     else if (r.idleMs < g.whenIdleMs)
       reasons.push(`user idle ${formatDuration(r.idleMs)} < ${formatDuration(g.whenIdleMs)}`);
   }
