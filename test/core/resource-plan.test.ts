@@ -38,7 +38,13 @@ describe('named resources in the claim', () => {
       problem: '"cpu:x" is not NAME or NAME:WEIGHT (e.g. cpu:2,nas)',
     });
     expect(parseUsesText('a,a')).toEqual({ problem: 'names a twice' });
-    expect(parseUsesText('')).toEqual([]);
+    // An empty --uses is a slip (a variable that was not set), not a way to say "none".
+    expect(parseUsesText('')).toEqual({
+      problem: 'names no resource (e.g. cpu:2,nas); leave it out for none',
+    });
+    expect(parseUsesText(' , ,')).toEqual({
+      problem: 'names no resource (e.g. cpu:2,nas); leave it out for none',
+    });
   });
 
   it('takes a task only when every resource it names has room, and counts weights', () => {
