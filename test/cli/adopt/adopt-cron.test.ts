@@ -60,6 +60,34 @@ beforeAll(() => {
   daemon = spawn('/usr/sbin/cron', ['-f'], { stdio: 'ignore' });
 });
 
+/**
+ * Cron notices a changed crontab by its folder's mtime, in whole seconds: a crontab installed in
+ * the second in which a daemon (re)loaded them all is never seen. The daemon loads them at start
+ * (it has written its pid file by then) and at each minute's start, so `adopt --apply` waits
+ * until both are at least a second behind it.
+ */
+async function pastCronsLoadSecond(): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && !cronHasStarted()) await new Promise((r) => setTimeout(r, 50));
+  const loaded = Math.floor(Date.now() / 1000);
+  for (;;) {
+    const now = new Date();
+    const second = now.getSeconds();
+    if (Math.floor(now.getTime() / 1000) > loaded && second >= 2 && second <= 57) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A live cron daemon's pid is in its pid file (ours, or one that ran already). */
+function cronHasStarted(): boolean {
+  try {
+    const pid = Number(fs.readFileSync('/var/run/crond.pid', 'utf8').trim());
+    return pid > 0 && fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'cron';
+  } catch {
+    return false;
+  }
+}
+
 afterAll(() => {
   if (skip) return;
   spawnSync('/usr/bin/crontab', ['-u', USER, '-r']);
@@ -77,6 +105,7 @@ describe.skipIf(skip !== null)('adopt with the cron daemon', () => {
     expect(installed.code, installed.stderr).toBe(0);
     const semaforo = path.join(home, '.local/bin/semaforo');
 
+    await pastCronsLoadSecond();
     const applied = await asUser([semaforo, 'adopt', '--apply']);
     expect(applied.code, applied.stderr).toBe(0);
     const now = spawnSync('/usr/bin/crontab', ['-u', USER, '-l'], { encoding: 'utf8' }).stdout.split('\n');
