@@ -92,6 +92,8 @@ describe.skipIf(!posix)('files another user could have written are refused', () 
     expect(r.stderr).toMatch(
       new RegExp(`refusing the queue file .*: it is owned by another user \\(uid ${other}\\)`),
     );
+    // One line: it never said it was dispatching from the file it refused.
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it.skipIf(other === null)(

@@ -104,9 +104,6 @@ export function workCommand(ctx: CliContext): Command {
         );
         return 1;
       }) ?? (() => {});
-    io.err(
-      `semaforo work: dispatching from ${ctx.dbPath(cmd)} (pid ${process.pid}); Ctrl-C stops gracefully\n`,
-    );
     const progress = progressLine(io);
     let engine: Engine | null;
     try {
@@ -127,6 +124,10 @@ export function workCommand(ctx: CliContext): Command {
         pause,
       );
       if (!engine) return;
+      // Said once the file is open and trusted: a refused file gets only its one error line.
+      io.err(
+        `semaforo work: dispatching from ${ctx.dbPath(cmd)} (pid ${process.pid}); Ctrl-C stops gracefully\n`,
+      );
       const running = engine;
       // The engine has said why (one error line) and stopped claiming; this process ends with 1.
       running.onFault(() => {
