@@ -31,6 +31,10 @@ export class GateWatch {
   }
 
   judge(gates: readonly GateConfig[]): GateVerdict {
+    // A closed gate that was removed lets starts through again: say so, as when one opens.
+    const kept = new Set(gates.map((g) => g.group ?? ''));
+    for (const scope of this.closed)
+      if (!kept.has(scope)) this.say(`${gateName(scope)} removed while closed: starts allowed again`);
     if (gates.length === 0) {
       this.closed.clear();
       return { queueClosed: false, closedGroups: this.closed };
@@ -40,7 +44,7 @@ export class GateWatch {
     for (const g of gates) {
       const scope = g.group ?? '';
       const j = judgeGate(g, reading, this.closed.has(scope));
-      const name = g.group === null ? 'the queue gate' : `the gate of group ${g.group}`;
+      const name = gateName(scope);
       for (const what of j.unavailable) {
         const key = `${scope}\0${what}`;
         if (!this.told.has(key)) {
@@ -55,4 +59,8 @@ export class GateWatch {
     this.closed = closed;
     return { queueClosed: closed.has(''), closedGroups: closed };
   }
+}
+
+function gateName(scope: string): string {
+  return scope === '' ? 'the queue gate' : `the gate of group ${scope}`;
 }
