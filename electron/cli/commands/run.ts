@@ -3,7 +3,6 @@
  * through (every limit, across every process on the file), then runs HERE with the caller's
  * terminal, its outcome is recorded in the queue, and its exit code becomes ours.
  */
-import { closedGates } from '../../core/machine/gate-view.ts';
 import os from 'node:os';
 import { Command } from 'commander';
 import { FINISHED_STATUSES, type Task } from '../../../shared/domain.ts';
@@ -12,7 +11,6 @@ import { parseTaskSpec } from '../../../shared/task-spec-quick.ts';
 import type { Engine } from '../../core/engine.ts';
 import { createShellHandler } from '../../core/handlers/shell.ts';
 import { defineHandler } from '../../core/handlers/registry.ts';
-import { whyWaiting } from '../../../shared/why-waiting.ts';
 import type { CliContext } from '../context.ts';
 import { endNote } from '../run-end.ts';
 import {
@@ -134,7 +132,12 @@ function finished(engine: Engine, id: number): Promise<Task> {
   });
 }
 
+/** Loaded only for this note, a second into a wait: a run with a free slot never needs it. */
 async function waitingWhy(engine: Engine, t: Task): Promise<string> {
+  const [{ closedGates }, { whyWaiting }] = await Promise.all([
+    import('../../core/machine/gate-view.ts'),
+    import('../../../shared/why-waiting.ts'),
+  ]);
   const stats = await engine.stats(0);
   const why = whyWaiting(t, {
     stats,
