@@ -27,6 +27,9 @@ export interface SqliteStoreOptions extends StoreOptions {
 
 type Translate = (err: unknown) => unknown;
 
+/** How long a sound check at open stands in for the next one. */
+const RECHECK_AFTER_MS = 5000;
+
 /** Runs `fn` now; its value or its error (translated) as a settled Promise. */
 function settle<T>(fn: () => T, translate: Translate): Promise<T> {
   try {
@@ -47,11 +50,13 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   }
   const store = new AsyncSqliteStore(sync, file, options.watchIntervalMs ?? 20, options.onWatchNotice);
   // A damaged file is refused before anything reads or writes it (one line saying so).
-  const problem = store.file !== undefined && checkOnOpen(store.file) ? damageOf(sync.db) : null;
+  const checked = store.file !== undefined && checkOnOpen(store.file);
+  const problem = checked ? damageOf(sync.db) : null;
   if (problem !== null) {
     sync.close();
     throw damagedError(file, problem);
   }
+  if (checked) store.foundSound();
   return store;
 }
 
@@ -84,6 +89,8 @@ class AsyncSqliteStore implements TaskStore {
   private readonly listeners = new Set<() => void>();
   private readonly changes: ChangeWatch;
   private watching = false;
+  /** when (process uptime, ms) quick_check last found the file sound, if it just did */
+  private soundAt: number | null = null;
 
   constructor(
     sync: SqliteTaskStore,
@@ -168,8 +175,18 @@ class AsyncSqliteStore implements TaskStore {
     }
   }
 
+  /** quick_check found the file sound just now (at open). */
+  foundSound(): void {
+    this.soundAt = process.uptime() * 1000;
+  }
+
   checkIntegrity(): string | null {
     if (this.file === undefined) return null; // a copy in memory
+    // A dispatcher starting right after the open's check (`semaforo run`, `work`) would read
+    // every page of the file a second time; once is enough.
+    const soundAt = this.soundAt;
+    this.soundAt = null;
+    if (soundAt !== null && process.uptime() * 1000 - soundAt < RECHECK_AFTER_MS) return null;
     const problem = damageOf(this.s.db);
     return problem === null ? null : damagedError(this.file, problem).message;
   }
