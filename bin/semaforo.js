@@ -55,3 +55,10 @@ if (built) {
 }
 const { main } = await import(pathToFileURL(entry).href);
 await main();
+// The command is over and its queue closed: all Node would still do is tear its heap down and run
+// its cleanup hooks, time every cron line pays for nothing. Exit now, unless output is still
+// buffered for a slow reader (pipes are written asynchronously on macOS): then drain and end as usual.
+// (After a turn, so that a write's error, such as EPIPE from a reader gone, has set its exit code.)
+setImmediate(() => {
+  if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit();
+});
