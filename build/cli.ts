@@ -18,6 +18,7 @@ import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { build as viteBuild, Plugin } from 'vite';
+import { bundledSqliteDriver } from './cli-sqlite-driver.ts';
 
 // `npm install` runs this as `prepare`; an install without devDependencies has no Vite, and then
 // the CLI runs from its sources (slower to start) rather than the install failing.
@@ -110,7 +111,7 @@ await build({
   configFile: false,
   logLevel: 'warn',
   publicDir: false,
-  plugins: [sourcesRead(read), builtinsWithoutFacades()],
+  plugins: [sourcesRead(read), bundledSqliteDriver(root), builtinsWithoutFacades()],
   build: {
     ssr: path.join(root, 'electron/cli/main.ts'),
     outDir,
@@ -126,7 +127,8 @@ await build({
       },
     },
   },
-  // Everything but the native addon is bundled: fewer files to find and read at every start.
+  // Everything but the native addon's loader is bundled (cli-sqlite-driver.ts): fewer files to
+  // find and read at every start.
   ssr: { noExternal: true, external: ['better-sqlite3'], target: 'node' },
 });
 
@@ -140,7 +142,13 @@ for (const [file, mtimeMs] of read) {
   if (now !== mtimeMs) changed.push(path.relative(root, file));
   else if (mtimeMs !== null) files[path.relative(root, file)] = mtimeMs;
 }
-for (const rel of ['build/cli.ts', 'package.json', 'package-lock.json', 'tsconfig.json']) {
+for (const rel of [
+  'build/cli.ts',
+  'build/cli-sqlite-driver.ts',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+]) {
   const st = fs.statSync(path.join(root, rel), { throwIfNoEntry: false });
   if (st) files[rel] = st.mtimeMs;
 }
