@@ -1,7 +1,7 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { hasEnded } from './handlers/attempt-tag.ts';
+import { sha256Hex } from './sha256.ts';
 import type { LeaseHolder, WorkerIdentity } from './store/task-store.ts';
 
 /**
@@ -9,12 +9,23 @@ import type { LeaseHolder, WorkerIdentity } from './store/task-store.ts';
  * names SEMAFORO_HOST_ID when given, so history says which pretended host ran an attempt.
  */
 export function newWorkerIdentity(label = 'worker'): WorkerIdentity {
-  const host = thisHost();
-  const shown = process.env.SEMAFORO_HOST_ID === undefined ? os.hostname() : host;
+  // Made when first read: an engine that never dispatches nor reserves (`enqueue`, `list`)
+  // then never reads the boot id.
+  let id: string | undefined;
   return {
-    id: `${label}@${shown}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`,
+    get id() {
+      if (id === undefined) {
+        const shown = process.env.SEMAFORO_HOST_ID === undefined ? os.hostname() : thisHost();
+        // Not a secret, only apart from an earlier process given the same pid.
+        const random = Math.floor(Math.random() * 2 ** 32);
+        id = `${label}@${shown}:${process.pid}:${random.toString(16).padStart(8, '0')}`;
+      }
+      return id;
+    },
     pid: process.pid,
-    host,
+    get host() {
+      return thisHost();
+    },
   };
 }
 
@@ -48,11 +59,7 @@ function machineHost(): string {
     // no pid namespaces here
   }
   if (boot === null && pidns === null) return os.hostname();
-  const tag = crypto
-    .createHash('sha256')
-    .update(`${boot ?? ''}/${pidns ?? ''}`)
-    .digest('hex')
-    .slice(0, 12);
+  const tag = sha256Hex(`${boot ?? ''}/${pidns ?? ''}`).slice(0, 12);
   return `${os.hostname()}#${tag}`;
 }
 
