@@ -12,12 +12,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REQUEST_NAMES } from '../../shared/api.ts';
-import {
-  MAX_EVENT_STREAMS,
-  startServer,
-  type RunningServer,
-  type ServerOptions,
-} from '../../electron/server/server.ts';
+import { startServer, type RunningServer, type ServerOptions } from '../../electron/server/server.ts';
+import { MAX_EVENT_STREAMS } from '../../electron/server/event-stream.ts';
 import { resolveStatic, sendStatic } from '../../electron/server/static-files.ts';
 import { exited, spawnNode, tempDir, testEngine } from '../helpers.ts';
 import { BIN } from '../cli/cli-helpers.ts';
