@@ -7,15 +7,9 @@ import { TaskFields } from '../components/TaskFields.tsx';
 import { useApi } from '../state/api-context.tsx';
 import { useNotices } from '../state/notices.tsx';
 import { useStats } from '../state/stats.tsx';
-import {
-  buildSpec,
-  EMPTY_FORM,
-  formFromTask,
-  placeIssues,
-  visibleFields,
-  type FieldName,
-  type TaskForm,
-} from '../state/task-form.ts';
+import { formFromTask } from '../state/form-from-task.ts';
+import { buildSpec } from '../state/spec-from-form.ts';
+import { EMPTY_FORM, placeIssues, visibleFields, type FieldName, type TaskForm } from '../state/task-form.ts';
 import { useQuery } from '../state/use-query.ts';
 
 export function NewTaskScreen(props: { from: Task | null; onCreated(taskId: number): void }) {

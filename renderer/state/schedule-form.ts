@@ -9,15 +9,9 @@ import { durationProblem, formatDuration, parseDuration } from '../../shared/dur
 import { ValidationError, type FieldIssue } from '../../shared/errors.ts';
 import { localTimeZone } from '../../shared/schedule-times.ts';
 import { parseInput, scheduleSpecSchema, type ScheduleSpec } from '../../shared/schemas.ts';
-import {
-  buildTemplate,
-  EMPTY_FORM,
-  formFromTemplate,
-  placeIssues,
-  visibleFields,
-  type FieldName,
-  type TaskForm,
-} from './task-form.ts';
+import { formFromTemplate } from './form-from-task.ts';
+import { buildTemplate } from './spec-from-form.ts';
+import { EMPTY_FORM, placeIssues, visibleFields, type FieldName, type TaskForm } from './task-form.ts';
 
 export type RecurrenceMode = 'cron' | 'interval';
 

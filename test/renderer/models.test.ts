@@ -11,13 +11,9 @@ import { SERIES_SHAPES, seriesFrom } from '../../electron/core/policy/throughput
 import { groupUpdateFrom, settingsUpdateFrom } from '../../renderer/state/limits-form.ts';
 import { mergeFields } from '../../renderer/state/synced-fields.ts';
 import { alertsUpdateFrom } from '../../renderer/state/alerts-form.ts';
-import {
-  buildSpec,
-  EMPTY_FORM,
-  fieldOf,
-  formFromTask,
-  visibleFields,
-} from '../../renderer/state/task-form.ts';
+import { formFromTask } from '../../renderer/state/form-from-task.ts';
+import { buildSpec } from '../../renderer/state/spec-from-form.ts';
+import { EMPTY_FORM, fieldOf, visibleFields } from '../../renderer/state/task-form.ts';
 
 function task(over: Partial<Task>): Task {
   return {
