@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 
-// Free of side effects (no vitest hooks), so test/renderer/harness.ts can use it too.
+// Free of side effects (no vitest hooks), so the dashboard's e2e helpers (test/renderer/) can
+// use it too.
 
 export interface ProcessOutput {
   code: number | null;

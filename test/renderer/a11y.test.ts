@@ -9,7 +9,8 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import type { NewTask } from '../../electron/core/store/task-store.ts';
-import { apiCall, CHROMIUM, dashboardSession, go } from './harness.ts';
+import { apiCall, go } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

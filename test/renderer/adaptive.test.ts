@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import type { ClaimedTask, Finish } from '../../electron/core/store/task-store.ts';
 import type { GroupInfo } from '../../shared/domain.ts';
-import { CHROMIUM, dashboardSession, go, screenshot, semaforoJson } from './harness.ts';
+import { semaforoJson } from './cli-processes.ts';
+import { go, screenshot } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../electron/core/store/open-store.ts';
 import { A, claim, done, ended, finish, tasks } from '../conformance/shapes.ts';
-import { CHROMIUM, dashboardSession, screenshot } from './harness.ts';
+import { screenshot } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

@@ -4,7 +4,9 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHROMIUM, dashboardSession, enqueueMany, go } from './harness.ts';
+import { enqueueMany } from './cli-processes.ts';
+import { go } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

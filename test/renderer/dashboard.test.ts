@@ -7,19 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import {
-  CHROMIUM,
-  dashboardSession,
-  go,
-  enqueueMany,
-  rowNames,
-  screenshot,
-  semaforo,
-  semaforoJson,
-  waitForRows,
-  waitForText,
-  work,
-} from './harness.ts';
+import { enqueueMany, semaforo, semaforoJson, work } from './cli-processes.ts';
+import { go, rowNames, screenshot, waitForRows, waitForText } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

@@ -5,7 +5,9 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHROMIUM, dashboardSession, enqueueMany, go, screenshot, semaforo } from './harness.ts';
+import { enqueueMany, semaforo } from './cli-processes.ts';
+import { go, screenshot } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM) && fs.existsSync('/usr/bin/curl');
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM} or no curl`);

@@ -5,7 +5,9 @@
 import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { CHROMIUM, dashboardSession, enqueueMany, go, screenshot, semaforo, waitForRows } from './harness.ts';
+import { enqueueMany, semaforo } from './cli-processes.ts';
+import { go, screenshot, waitForRows } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

@@ -5,7 +5,9 @@
 import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { apiCall, CHROMIUM, dashboardSession, enqueueMany, waitForText } from './harness.ts';
+import { enqueueMany } from './cli-processes.ts';
+import { apiCall, waitForText } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

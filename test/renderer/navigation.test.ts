@@ -5,7 +5,9 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { apiCall, CHROMIUM, dashboardSession, enqueueMany, go, semaforo, waitForRows } from './harness.ts';
+import { enqueueMany, semaforo } from './cli-processes.ts';
+import { apiCall, go, waitForRows } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

@@ -4,7 +4,9 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHROMIUM, dashboardSession, semaforo, semaforoJson, waitForText } from './harness.ts';
+import { semaforo, semaforoJson } from './cli-processes.ts';
+import { waitForText } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SqliteTaskStore } from '../../electron/core/store/sqlite/sqlite-store.ts';
 import type { Task } from '../../shared/domain.ts';
-import { CHROMIUM, dashboardSession, go, screenshot, semaforoJson } from './harness.ts';
+import { semaforoJson } from './cli-processes.ts';
+import { go, screenshot } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

@@ -14,7 +14,8 @@ import {
   scheduleFormFrom,
 } from '../../renderer/state/schedule-form.ts';
 import { EMPTY_FORM } from '../../renderer/state/task-form.ts';
-import { apiCall, CHROMIUM, dashboardSession, go, screenshot } from './harness.ts';
+import { apiCall, go, screenshot } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { Stats } from '../../shared/domain.ts';
 import { openStore } from '../../electron/core/store/open-store.ts';
 import { A, claim, ended, finish, tasks } from '../conformance/shapes.ts';
-import { apiCall, CHROMIUM, dashboardSession, go, screenshot, waitForText } from './harness.ts';
+import { apiCall, go, screenshot, waitForText } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 /** A kind no worker has a handler for: retried tasks stay pending, as `serve` runs a worker. */

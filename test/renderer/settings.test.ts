@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { QueueSettings } from '../../shared/domain.ts';
 import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
-import { CHROMIUM, dashboardSession, go, screenshot, semaforoJson, waitForText } from './harness.ts';
+import { semaforoJson } from './cli-processes.ts';
+import { go, screenshot, waitForText } from './dashboard-page.ts';
+import { CHROMIUM, dashboardSession } from './harness.ts';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`skipped: no Chromium at ${CHROMIUM}`);
