@@ -2,7 +2,7 @@
  * What the hostile-request tests of `semaforo serve` share: a server on a loopback port with a
  * legitimate request to check it still answers, refusal checks, hostile ways to send, event
  * streams, and a static folder with symlinks out of it; every server and stream is closed after
- * each test. (test/server/server.test.ts has the basic refusals; the hostile-http tests go
+ * each test. (test/server/server-api.test.ts has the basic refusals; the hostile-http tests go
  * further and do not repeat them.)
  */
 import fs from 'node:fs';

@@ -1,40 +1,17 @@
+/**
+ * `semaforo serve`'s JSON API in process: contract requests and validation, actions by filter,
+ * schedules, the token, Host and Origin refusals, the session cookie, batches, malformed bodies,
+ * the change stream, and the loopback-only bind and token file.
+ */
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import zlib from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../electron/server/server.ts';
-import { checkHost, checkOrigin, checkToken, loopbackHosts } from '../../electron/server/guard.ts';
-import { resolveStatic } from '../../electron/server/static-files.ts';
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../../electron/server/server.ts';
 import { TOKEN_FILE } from '../../electron/server/token.ts';
-import { spawnNode, tempDir, testEngine, waitFor } from '../helpers.ts';
-import { BIN } from '../cli/cli-helpers.ts';
-import { dashboardOf, request } from './http-client.ts';
-
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-
-async function serve(staticDir: string | null = null) {
-  const dir = tempDir();
-  const engine = await testEngine({ file: path.join(dir, 'queue.db') });
-  const server = await startServer({ engine, port: 0, dataDir: dir, staticDir });
-  servers.push(server);
-  const call = (name: string, input?: unknown, headers: Record<string, string> = {}) =>
-    request(server.port, {
-      method: 'POST',
-      path: `/api/${name}`,
-      headers: {
-        authorization: `Bearer ${server.token}`,
-        'content-type': 'application/json',
-        host: `127.0.0.1:${server.port}`,
-        ...headers,
-      },
-      body: JSON.stringify(input ?? null),
-    });
-  return { server, engine, dir, call };
-}
+import { tempDir, testEngine } from '../helpers.ts';
+import { request } from './http-client.ts';
+import { serve, servers } from './serve-in-process.ts';
 
 describe('semaforo serve: the JSON API', () => {
   it('answers contract requests with {value} and validation failures with 400 naming the field', async () => {
@@ -273,115 +250,5 @@ describe('semaforo serve: the JSON API', () => {
     servers.push(b);
     expect(b.token).toBe(a.token);
     expect(fs.statSync(path.join(dir, TOKEN_FILE)).mode & 0o777).toBe(0o600);
-  });
-});
-
-describe('semaforo serve: static files', () => {
-  it('serves the renderer with a CSP and never a file outside its folder', async () => {
-    const root = tempDir();
-    fs.mkdirSync(path.join(root, 'site', 'assets'), { recursive: true });
-    fs.writeFileSync(path.join(root, 'site', 'index.html'), '<!doctype html><title>Semaforo</title>');
-    fs.writeFileSync(path.join(root, 'site', 'assets', 'app.js'), 'console.log(1)');
-    fs.writeFileSync(path.join(root, 'secret.txt'), 'do not serve');
-    const { server } = await serve(path.join(root, 'site'));
-    const host = { host: `127.0.0.1:${server.port}` };
-    const index = await request(server.port, { headers: host });
-    expect(index.status).toBe(200);
-    expect(index.headers['content-security-policy']).toMatch(/script-src 'self'/);
-    expect(
-      (await request(server.port, { path: '/assets/app.js', headers: host })).headers['content-type'],
-    ).toMatch(/javascript/);
-    for (const p of ['/../secret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/x%00.js'])
-      expect((await request(server.port, { path: p, headers: host })).status).toBe(404);
-    expect((await request(server.port, { headers: { host: 'evil.example' } })).status).toBe(403);
-    expect(resolveStatic(path.join(root, 'site'), '/../secret.txt')).toBeNull();
-  });
-
-  it("sends the build's brotli or gzip copy to a client that takes it, the plain file to others", async () => {
-    const root = tempDir();
-    fs.mkdirSync(path.join(root, 'assets'));
-    const js = 'console.log("semaforo");\n'.repeat(200);
-    fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>Semaforo</title>');
-    fs.writeFileSync(path.join(root, 'assets', 'app.js'), js);
-    fs.writeFileSync(path.join(root, 'assets', 'app.js.br'), zlib.brotliCompressSync(js));
-    fs.writeFileSync(path.join(root, 'assets', 'app.js.gz'), zlib.gzipSync(js));
-    const { server } = await serve(root);
-    const get = (encoding?: string) =>
-      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-        const headers: Record<string, string> = { host: `127.0.0.1:${server.port}` };
-        if (encoding !== undefined) headers['accept-encoding'] = encoding;
-        http
-          .get({ host: '127.0.0.1', port: server.port, path: '/assets/app.js', headers }, (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
-          })
-          .on('error', reject);
-      });
-    const br = await get('gzip, deflate, br');
-    expect(br.headers['content-encoding']).toBe('br');
-    expect(br.headers.vary).toBe('accept-encoding');
-    expect(zlib.brotliDecompressSync(br.body).toString()).toBe(js);
-    const gz = await get('gzip;q=1, br;q=0');
-    expect(gz.headers['content-encoding']).toBe('gzip');
-    expect(zlib.gunzipSync(gz.body).toString()).toBe(js);
-    const plain = await get();
-    expect(plain.headers['content-encoding']).toBeUndefined();
-    expect(plain.body.toString()).toBe(js);
-    expect(plain.headers['content-type']).toMatch(/javascript/);
-  });
-});
-
-describe('guard decisions', () => {
-  it('accept loopback hosts on our port, same-origin pages and the exact token only', () => {
-    const config = { token: 'a'.repeat(64), allowedHosts: loopbackHosts(7391) };
-    expect(checkHost('127.0.0.1:7391', config).ok).toBe(true);
-    expect(checkHost('LOCALHOST:7391', config).ok).toBe(true);
-    expect(checkHost('127.0.0.1:80', config).ok).toBe(false);
-    expect(checkHost(undefined, config).ok).toBe(false);
-    expect(checkOrigin(undefined, '127.0.0.1:7391').ok).toBe(true);
-    expect(checkOrigin('http://127.0.0.1:7391', '127.0.0.1:7391').ok).toBe(true);
-    expect(checkOrigin('null', '127.0.0.1:7391').ok).toBe(false);
-    expect(checkToken('a'.repeat(64), config).ok).toBe(true);
-    expect(checkToken('a'.repeat(63), config)).toMatchObject({ ok: false, status: 401 });
-    expect(checkToken(null, config)).toMatchObject({ ok: false, status: 401 });
-  });
-});
-
-describe('semaforo serve as a process', () => {
-  it('prints the dashboard URL with its token as the first line, and stops cleanly on SIGTERM', async () => {
-    const dir = tempDir();
-    const child = spawnNode([BIN, '--db', path.join(dir, 'queue.db'), 'serve', '--port', '0']);
-    const { port, token: printed } = await dashboardOf(child);
-    const token = fs.readFileSync(path.join(dir, TOKEN_FILE), 'utf8').trim();
-    expect(printed).toBe(token);
-    const r = await request(port, {
-      method: 'POST',
-      path: '/api/stats',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        host: `127.0.0.1:${port}`,
-      },
-      body: 'null',
-    });
-    expect(JSON.parse(r.body).value.counts.pending).toBe(0);
-    child.kill('SIGTERM');
-    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
-  });
-});
-
-describe('serve --no-work', () => {
-  it('still reports writes made by other processes as change events', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'queue.db');
-    const engine = await testEngine({ file, eventIntervalMs: 20 });
-    const stop = engine.watchExternalChanges();
-    const seen: boolean[] = [];
-    engine.onChange((b) => seen.push(b.external));
-    const other = await testEngine({ file });
-    await other.enqueue({ kind: 'sleep', payload: { ms: 0 } });
-    await waitFor(() => seen.includes(true), 'an external change event');
-    stop();
   });
 });
