@@ -24,7 +24,12 @@ export function processIo(): CliIo {
   return {
     out: (t) => void (outClosed() || process.stdout.write(t)),
     err: (t) => void (errClosed() || process.stderr.write(t)),
-    stdin: process.stdin,
+    // Read when a command reads it: on a stdin that is a file or /dev/null (a cron line, a
+    // spawn with stdin ignored) Node builds an fs.ReadStream, loading fs/promises, readline and
+    // the watchers with it.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     interactive: process.stderr.isTTY === true,
     onSignal: (handler) => {

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import { isatty } from 'node:tty';
 import type { JsonValue } from '../../../shared/domain.ts';
 import { formatDuration } from '../../../shared/durations.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
@@ -143,7 +144,9 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
   // A command on the user's terminal (`semaforo run` typed by hand) stays in the terminal's
   // foreground process group: in a group of its own it would be stopped when it reads the
   // terminal, and Ctrl-C would not reach it. Only then is the tree not ours to kill as a group.
-  const ownGroup = spawnsOwnGroup && !(o.inheritStdio && process.stdin.isTTY === true);
+  // (isatty, not process.stdin.isTTY: a stdin that is a file or /dev/null, as under cron, would be
+  // opened as a stream for the question, loading fs/promises and readline.)
+  const ownGroup = spawnsOwnGroup && !(o.inheritStdio && isatty(0));
   let child: ChildProcess;
   try {
     const [program, programArgs] = dyingWithWorker(file, argv, env, p.cwd);
