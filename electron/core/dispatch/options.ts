@@ -11,7 +11,7 @@ export interface DispatcherOptions {
   registry: HandlerRegistry;
   /** the wall clock */
   clock: Clock;
-  /** measures this process's own waits (default `performance.now()`) */
+  /** measures this process's own waits (default `monotonicMs()`) */
   monotonic?: MonotonicClock;
   worker: WorkerIdentity;
   logger: Logger;

@@ -22,7 +22,7 @@ export interface EngineOptions {
   existingOnly?: boolean;
   /** @defaultValue the system clock */
   clock?: Clock;
-  /** measures the dispatcher's own waits across wall-clock steps; @defaultValue `performance.now()` */
+  /** measures the dispatcher's own waits across wall-clock steps; @defaultValue `monotonicMs()` */
   monotonic?: MonotonicClock;
   /** @defaultValue silent */
   logger?: Logger;

@@ -10,6 +10,7 @@
  * readable, unless the worker runs as root). Those are outside "the tree" the queue can stop.
  */
 import fs from 'node:fs';
+import { monotonicMs } from '../clock.ts';
 
 export const ATTEMPT_TAG_VAR = 'SEMAFORO_LEASE';
 
@@ -102,10 +103,10 @@ async function stopFound(find: () => number[], graceMs: number, killWaitMs: numb
   // run again to act on its SIGTERM.
   if (signalAll('SIGCONT', 'SIGTERM') === 0) return true;
   const pause = () => new Promise((resolve) => setTimeout(resolve, 25));
-  for (const deadline = performance.now() + graceMs; performance.now() < deadline; await pause()) {
+  for (const deadline = monotonicMs() + graceMs; monotonicMs() < deadline; await pause()) {
     if (find().length === 0) return true;
   }
-  for (const deadline = performance.now() + killWaitMs; performance.now() < deadline; await pause()) {
+  for (const deadline = monotonicMs() + killWaitMs; monotonicMs() < deadline; await pause()) {
     if (signalAll('SIGKILL') === 0) return true;
   }
   return find().length === 0;

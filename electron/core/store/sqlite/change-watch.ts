@@ -17,6 +17,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { monotonicMs } from '../../clock.ts';
 
 export interface ChangeWatchOptions {
   /** the database file, whose -wal file is watched; null (a copy in memory): poll, silently */
@@ -29,7 +30,7 @@ export interface ChangeWatchOptions {
   pollMs: number;
   /** told once, with one line, when it falls back to polling */
   notice: (message: string) => void;
-  /** performance.now() when this connection last committed (its own events are not spun on) */
+  /** monotonicMs() when this connection last committed (its own events are not spun on) */
   ownWriteAt?: () => number;
   /** the file system's type (statfs), for tests; default fs.statfsSync */
   fsType?: (dir: string) => number | null;
@@ -99,13 +100,13 @@ export class ChangeWatch {
   private confirm: ReturnType<typeof setTimeout> | null = null;
   private confirmStep = 0;
   private confirmSince = 0;
-  /** re-check at every event-loop turn until this performance.now() (SPIN_MS) */
+  /** re-check at every event-loop turn until this monotonicMs() (SPIN_MS) */
   private spinUntil = 0;
   private spinning = false;
   private stopped = true;
   private windowAt = -Infinity;
   private windowChanges = 0;
-  /** performance.now() of the last change seen */
+  /** monotonicMs() of the last change seen */
   private changedAt = -Infinity;
   private burst: ReturnType<typeof setInterval> | null = null;
   private burstUntil = 0;
@@ -190,7 +191,7 @@ export class ChangeWatch {
 
   /** Counts a change seen; whether they come too fast to take one by one. */
   private busy(): boolean {
-    const now = performance.now();
+    const now = monotonicMs();
     if (now - this.windowAt > BURST_WINDOW_MS) {
       this.windowAt = now;
       this.windowChanges = 0;
@@ -201,11 +202,11 @@ export class ChangeWatch {
   private startBurst(): void {
     if (this.burst || this.mode !== 'watch') return;
     this.closeWatcher();
-    this.burstUntil = performance.now() + BURST_MS;
+    this.burstUntil = monotonicMs() + BURST_MS;
     this.burst = setInterval(
       () => {
         this.check();
-        if (performance.now() < this.burstUntil) return;
+        if (monotonicMs() < this.burstUntil) return;
         this.endBurst();
         this.watchWal();
       },
@@ -245,7 +246,7 @@ export class ChangeWatch {
     if (this.confirm) clearTimeout(this.confirm);
     this.confirm = null;
     if (this.check()) return;
-    const now = performance.now();
+    const now = monotonicMs();
     // Not this process's write: another one is publishing its commit right now (usually within
     // a fraction of a ms), so look again at every turn of the event loop for a moment. Only out
     // of quiet: while commits keep coming, the next event or re-check is never far.
@@ -262,13 +263,13 @@ export class ChangeWatch {
   private spin(): void {
     this.spinning = true;
     setImmediate(() => {
-      if (this.stopped || this.check() || performance.now() >= this.spinUntil) this.spinning = false;
+      if (this.stopped || this.check() || monotonicMs() >= this.spinUntil) this.spinning = false;
       else this.spin();
     });
   }
 
   private armConfirm(): void {
-    const slow = performance.now() - this.confirmSince < SLOW_COMMIT_MS ? this.o.pollMs : undefined;
+    const slow = monotonicMs() - this.confirmSince < SLOW_COMMIT_MS ? this.o.pollMs : undefined;
     const delay = CONFIRM_MS[this.confirmStep] ?? slow;
     if (delay === undefined || this.stopped) {
       this.confirm = null;
@@ -294,7 +295,7 @@ export class ChangeWatch {
     if (v === this.last) return false;
     this.last = v;
     this.spinUntil = 0;
-    this.changedAt = performance.now();
+    this.changedAt = monotonicMs();
     if (this.burst === null && this.busy()) this.startBurst();
     if (this.confirm) clearTimeout(this.confirm);
     this.confirm = null;

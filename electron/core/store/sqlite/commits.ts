@@ -13,6 +13,7 @@
  */
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import { prepareOnUse } from './lazy-statement.ts';
+import { monotonicMs } from '../../clock.ts';
 
 type CommitKind = 'durable' | 'relaxed';
 type QueueDurability = 'results' | 'full';
@@ -37,7 +38,7 @@ export class Commits {
   get waitsForDisk(): boolean {
     return !this.neverWait;
   }
-  /** performance.now() when the last write here ended (its -wal events are this process's own) */
+  /** monotonicMs() when the last write here ended (its -wal events are this process's own) */
   lastWriteAt = -Infinity;
   private readonly transaction: Transaction<(body: () => unknown) => unknown>;
 
@@ -45,7 +46,7 @@ export class Commits {
     db: Database,
     neverWait: boolean,
     onBegin: () => void = () => {},
-    monotonic: () => number = () => performance.now(),
+    monotonic: () => number = monotonicMs,
   ) {
     this.db = db;
     this.transaction = db.transaction((body: () => unknown) => {

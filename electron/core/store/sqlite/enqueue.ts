@@ -13,6 +13,7 @@ import { newTaskRecord } from './rows.ts';
 import { sqlList } from './sql.ts';
 import { toTask, type TaskRow } from './task-columns.ts';
 import { prepareOnUse } from './lazy-statement.ts';
+import { monotonicMs } from '../../clock.ts';
 
 /** After a move into tasks failed, the writes of the next this many ms go on without trying again. */
 const MOVE_RETRY_MS = 1000;
@@ -24,7 +25,7 @@ export class Intake {
   private readonly busyTimeoutMs: number;
   private readonly moveInTx: Transaction<() => void>;
   private readonly onError: (message: string) => void;
-  /** performance.now() before which a move that failed is not tried again */
+  /** monotonicMs() before which a move that failed is not tried again */
   private moveRetryAt = 0;
   /** set once the store's Commits exist (they call moveWaiting at every begin) */
   commits: Commits | null = null;
@@ -43,14 +44,14 @@ export class Intake {
    * carries results, nor the purge that would free space. Tried again after MOVE_RETRY_MS.
    */
   moveWaiting(): void {
-    if (performance.now() < this.moveRetryAt || !this.inbox.waiting()) return;
+    if (monotonicMs() < this.moveRetryAt || !this.inbox.waiting()) return;
     try {
       this.moveInTx();
     } catch (err) {
       // SQLite may have rolled the whole transaction back (on a full disk it can): then the
       // caller's transaction is gone and must fail too, not go on statement by statement.
       if (!(err instanceof Database.SqliteError) || !this.db.inTransaction) throw err;
-      this.moveRetryAt = performance.now() + MOVE_RETRY_MS;
+      this.moveRetryAt = monotonicMs() + MOVE_RETRY_MS;
       this.onError(`cannot move enqueued tasks into the queue yet (they are safe and shown): ${err.message}`);
     }
   }
