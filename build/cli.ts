@@ -18,6 +18,7 @@ import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { build as viteBuild, Plugin } from 'vite';
+import { engineChunk } from './cli-chunks.ts';
 import { bundledSqliteDriver } from './cli-sqlite-driver.ts';
 
 // `npm install` runs this as `prepare`; an install without devDependencies has no Vite, and then
@@ -106,14 +107,16 @@ function builtinsWithoutFacades(): Plugin {
 
 const started = performance.now();
 const read = new Map<string, number | null>();
+const entry = path.join(root, 'electron/cli/main.ts');
+const engine = engineChunk(root, entry);
 await build({
   root,
   configFile: false,
   logLevel: 'warn',
   publicDir: false,
-  plugins: [sourcesRead(read), bundledSqliteDriver(root), builtinsWithoutFacades()],
+  plugins: [sourcesRead(read), bundledSqliteDriver(root), builtinsWithoutFacades(), engine.plugin],
   build: {
-    ssr: path.join(root, 'electron/cli/main.ts'),
+    ssr: entry,
     outDir,
     emptyOutDir: true,
     target: 'node22',
@@ -124,6 +127,7 @@ await build({
       output: {
         entryFileNames: '[name].js',
         chunkFileNames: '[name]-[hash].js',
+        codeSplitting: { groups: [engine.group] },
       },
     },
   },
@@ -145,6 +149,7 @@ for (const [file, mtimeMs] of read) {
 for (const rel of [
   'build/cli.ts',
   'build/cli-sqlite-driver.ts',
+  'build/cli-chunks.ts',
   'package.json',
   'package-lock.json',
   'tsconfig.json',

@@ -140,6 +140,8 @@ describe('the launcher', () => {
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('ran\n');
     expect(loaded(r.stderr).filter((u) => /zod|schemas/.test(u))).toEqual([]);
+    // The entry, the engine chunk (the queue, the engine, enqueue and run) and Rolldown's runtime.
+    expect(loaded(r.stderr).filter((u) => u.includes('/dist/cli/')).length).toBeLessThanOrEqual(3);
   });
 });
 
