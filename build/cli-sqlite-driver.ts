@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'vite';
 
-export function bundledSqliteDriver(root: string): Plugin {
+export function bundledSqliteDriver(root: string, outDir: string): Plugin {
   const driver = path.join(root, 'electron/core/store/sqlite/driver.ts');
   const lib = path.dirname(createRequire(path.join(root, 'package.json')).resolve('better-sqlite3'));
   const index = fs.readFileSync(path.join(lib, 'index.js'), 'utf8');
@@ -23,6 +23,11 @@ export function bundledSqliteDriver(root: string): Plugin {
     throw new Error(
       `${lib}/index.js no longer builds the Database as this build expects; update ${import.meta.filename}`,
     );
+  // The loader where the project's own node_modules holds it, relative to the chunks: a checkout
+  // moved as a whole keeps it there. Node's lookup of the package (node_modules folders, its
+  // package.json and exports map, a realpath) costs a start ~1 ms; it stays the fallback.
+  const own = path.join(root, 'node_modules/better-sqlite3/lib/binding.js');
+  const near = fs.existsSync(own) ? path.relative(outDir, own).split(path.sep).join('/') : null;
   return {
     name: 'semaforo:bundled-sqlite-driver',
     enforce: 'pre',
@@ -33,8 +38,19 @@ export function bundledSqliteDriver(root: string): Plugin {
         `import createDatabase from ${JSON.stringify(path.join(lib, 'database.js'))};`,
         `import SqliteError from ${JSON.stringify(path.join(lib, 'sqlite-error.js'))};`,
         `const require = createRequire(import.meta.url);`,
-        `const lib = require.resolve('better-sqlite3').replace(/index\\.js$/, '');`,
-        `export const Database = createDatabase(require(lib + 'binding.js').getBinding, true);`,
+        `function loadBinding() {`,
+        ...(near === null
+          ? []
+          : [
+              `  try {`,
+              `    return require(${JSON.stringify(near)});`,
+              `  } catch (err) {`,
+              `    if (err?.code !== 'MODULE_NOT_FOUND') throw err;`,
+              `  }`,
+            ]),
+        `  return require(require.resolve('better-sqlite3').replace(/index\\.js$/, '') + 'binding.js');`,
+        `}`,
+        `export const Database = createDatabase(loadBinding().getBinding, true);`,
         `Database.SqliteError = SqliteError;`,
       ].join('\n');
     },

@@ -114,7 +114,7 @@ await build({
   configFile: false,
   logLevel: 'warn',
   publicDir: false,
-  plugins: [sourcesRead(read), bundledSqliteDriver(root), builtinsWithoutFacades(), engine.plugin],
+  plugins: [sourcesRead(read), bundledSqliteDriver(root, outDir), builtinsWithoutFacades(), engine.plugin],
   build: {
     ssr: entry,
     outDir,
