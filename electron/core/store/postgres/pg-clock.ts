@@ -7,23 +7,34 @@
  * to write and judge those (claim.ts, tick.ts).
  *
  * Measured at open and again at every clock-step check (the reaper's), from the fastest of a
- * few round trips (its error is half of that one). Always applied, however small: a rate window
- * of one second is broken by hosts 900 ms apart as surely as by hosts minutes apart.
+ * few round trips (its error is half of that one). Applied however small it is: a rate window
+ * of one second is broken by hosts 900 ms apart as surely as by hosts minutes apart. But an
+ * offset within that error cannot be told from none, and is none: the database's clock read
+ * between the two host readings. So connections of one host, on one clock with the database or
+ * not, never disagree by the jitter of their round trips (a loaded machine made two connections
+ * of one host judge a 100 ms rate spacing 1-3 ms apart).
  */
-import type { Db } from './db.ts';
+import type { Queryable } from './db.ts';
 
 const SAMPLES = 3;
 
-export async function measureClockOffset(db: Db, hostClock: () => number): Promise<number> {
-  let best = { rtt: Infinity, offset: 0 };
+export async function measureClockOffset(
+  db: Pick<Queryable, 'query'>,
+  hostClock: () => number,
+): Promise<number> {
+  let best = { rtt: Infinity, offset: 0, seenBetween: false };
   for (let i = 0; i < SAMPLES; i++) {
     const before = hostClock();
     const [row] = await db.query<{ at: number }>('SELECT now_ms() AS at');
     const after = hostClock();
-    if (after - before < best.rtt)
-      best = { rtt: after - before, offset: Math.round(row!.at - (before + after) / 2) };
+    if (after - before < best.rtt) {
+      const at = Number(row!.at);
+      // whole ms on both sides: the database's ms may round past a host reading of the same instant
+      const seenBetween = at >= Math.floor(before) - 1 && at <= Math.ceil(after) + 1;
+      best = { rtt: after - before, offset: Math.round(at - (before + after) / 2), seenBetween };
+    }
   }
-  return best.offset;
+  return best.seenBetween ? 0 : best.offset;
 }
 
 /** Beyond this, due times written by one host are visibly off on the others (see offsetWarning). */
