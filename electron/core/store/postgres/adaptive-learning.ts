@@ -43,7 +43,8 @@ export const learningRow = rowChecker<LearningRow>(
   'name',
 );
 
-const ROWS = `SELECT name, concurrency, rate_limit, rate_period_ms, adaptive, ${LEARNED_COLUMNS.join(', ')}
+/** The adaptive groups' rows (adaptiveFrom reads them); empty on most queues. */
+export const ADAPTIVE_ROWS = `SELECT name, concurrency, rate_limit, rate_period_ms, adaptive, ${LEARNED_COLUMNS.join(', ')}
   FROM groups WHERE adaptive`;
 const GROUPS_OF = 'SELECT id, group_name FROM tasks WHERE id = ANY($1::bigint[])';
 const WRITE = `UPDATE groups SET ${LEARNED_COLUMNS.map((c, i) => `${c} = $${i + 2}`).join(', ')}
@@ -52,9 +53,8 @@ const ADD_POINT = 'INSERT INTO group_limits (group_name, at, concurrency, rate) 
 const TRIM = `DELETE FROM group_limits WHERE group_name = $1 AND at < (
   SELECT at FROM group_limits WHERE group_name = $1 ORDER BY at DESC LIMIT 1 OFFSET ${ADAPTIVE_HISTORY - 1})`;
 
-/** The adaptive groups by name; empty on most queues. */
-export async function adaptiveGroups(q: Queryable): Promise<Map<string, LearningRow>> {
-  const rows = await q.query<object>(ROWS);
+/** The adaptive groups by name, from the rows of ADAPTIVE_ROWS. */
+export function adaptiveFrom(rows: readonly object[]): Map<string, LearningRow> {
   return new Map(rows.map((r) => learningRow(r)).map((r) => [r.name, r]));
 }
 

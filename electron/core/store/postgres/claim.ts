@@ -35,11 +35,23 @@ import {
   rateWindowRow,
   settingsLimitsRow,
 } from './limit-rows.ts';
-import { toTask } from './rows.ts';
+import { INT, rowChecker, toTask } from './rows.ts';
 
 const list = (xs: readonly string[]) => xs.map((s) => `'${s}'`).join(', ');
 /** Written as the partial indexes tasks_claimable* say it, so the planner can use them. */
 const CLAIMABLE = list(TRANSITIONS.claim.from);
+
+const WAITING = list(ACTIVE_STATUSES.filter((s) => s !== 'running'));
+const LIMITS = `SELECT global_concurrency, paused,
+    (SELECT coalesce(json_agg(json_build_array(name, capacity)), '[]') FROM resources) AS resources,
+    (SELECT coalesce(json_agg(g), '[]') FROM gates g) AS gates,
+    (SELECT coalesce(json_agg(c), '[]') FROM (
+      SELECT group_name, status, n FROM counts WHERE status = 'running' AND n > 0) c) AS counts,
+    (SELECT coalesce(json_agg(g ORDER BY g.name), '[]') FROM (
+      SELECT name, concurrency, rate_limit, rate_period_ms, rate_burst, paused, blocked_until,
+        adaptive, eff_concurrency, eff_rate FROM groups
+      WHERE name IN (SELECT group_name FROM counts WHERE status IN (${WAITING}) AND n > 0)) g) AS groups
+  FROM settings WHERE id = 1`;
 
 const WINDOW_STARTS =
   'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = $1 AND started_at > $2';
@@ -82,18 +94,30 @@ const NEXT_DUE = `SELECT min(run_at) AS at FROM tasks
   WHERE group_name = $1 AND status IN (${CLAIMABLE}) AND reserved_for IS NULL AND ${OF_KINDS.replaceAll('$3', '$2')}`;
 const RESERVED_NEXT_DUE = `SELECT min(run_at) AS at FROM tasks
   WHERE group_name = $1 AND status IN (${CLAIMABLE}) AND reserved_for = $3 AND ${OF_KINDS.replaceAll('$3', '$2')}`;
-// The ids are locked first (SKIP LOCKED: a row an operator's transaction holds is left for the
-// next tick), then updated in one statement; RETURNING has no order, the caller restores it.
+// One statement, one round trip: the ids are locked first (SKIP LOCKED: a row an operator's
+// transaction holds is left for the next tick), updated, given their attempt rows in the chosen
+// order, and their starts logged for the groups with a rate window ($7). RETURNING has no order:
+// the caller restores it.
 const TAKE = `WITH chosen AS (
     SELECT id FROM tasks WHERE id = ANY($1::bigint[]) AND status IN (${CLAIMABLE})
-    FOR UPDATE SKIP LOCKED)
-  UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_owner = $2,
-    lease_expires_at = $3, owner_pid = $4, owner_host = $5, started_at = $6, progress = NULL,
-    cancel_requested = false, resource_waits = 0
-  FROM chosen WHERE tasks.id = chosen.id RETURNING tasks.*`;
-const ADD_ATTEMPTS = `INSERT INTO history (task_id, type, attempt, started_at, outcome, worker)
-  SELECT t, 'attempt', a, $3, 'running', $4 FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS x(t, a, ord)
-  ORDER BY ord RETURNING id, task_id`;
+    FOR UPDATE SKIP LOCKED),
+  taken AS (
+    UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_owner = $2,
+      lease_expires_at = $3, owner_pid = $4, owner_host = $5, started_at = $6, progress = NULL,
+      cancel_requested = false, resource_waits = 0
+    FROM chosen WHERE tasks.id = chosen.id RETURNING tasks.*),
+  attempts AS (
+    INSERT INTO history (task_id, type, attempt, started_at, outcome, worker)
+    SELECT t.id, 'attempt', t.attempts, $6, 'running', $2
+      FROM unnest($1::bigint[]) WITH ORDINALITY AS x(id, ord) JOIN taken t ON t.id = x.id
+      ORDER BY x.ord
+    RETURNING id, task_id),
+  starts AS (
+    INSERT INTO group_starts (group_name, started_at)
+    SELECT group_name, $8 FROM taken WHERE group_name = ANY($7::text[]))
+  SELECT taken.*, attempts.id AS history_id FROM taken JOIN attempts ON attempts.task_id = taken.id`;
+
+const attemptRow = rowChecker<{ history_id: number }>('history', { history_id: INT }, 'history_id');
 
 /** Must run inside the tick's transaction, with the queue's claim lock held. */
 export async function claimReady(
@@ -101,34 +125,23 @@ export async function claimReady(
   c: ClaimInput,
 ): Promise<{ claimed: ClaimedTask[]; nextWakeAt: number | null }> {
   const { now, queueNow, worker } = c;
-  // The resources come with the settings: one round trip fewer under the claim lock.
+  // What the plan decides with, in one round trip under the claim lock: the settings, the
+  // resources and gates, the active counts, and the limits of the groups with something waiting
+  // (only those can yield a candidate: the rest cost nothing per tick).
   const [settings] = await q.query<{
     global_concurrency: number;
     paused: boolean;
     resources: [name: string, capacity: number][];
     gates: GateRow[];
-  }>(
-    `SELECT global_concurrency, paused,
-       (SELECT coalesce(json_agg(json_build_array(name, capacity)), '[]') FROM resources) AS resources,
-       (SELECT coalesce(json_agg(g), '[]') FROM gates g) AS gates
-     FROM settings WHERE id = 1`,
-  );
+    counts: object[];
+    groups: object[];
+  }>(LIMITS);
   settingsLimitsRow(settings!);
   if (!settings || settings.paused || c.claimMax <= 0) return { claimed: [], nextWakeAt: null };
 
   const runningByGroup = new Map<string, number>();
-  const hasWaiting = new Set<string>();
   let runningTotal = 0;
-  const active = (
-    await q.query<object>(
-      `SELECT group_name, status, n FROM counts WHERE status IN (${list(ACTIVE_STATUSES)}) AND n > 0`,
-    )
-  ).map(countsRow);
-  for (const r of active) {
-    if (r.status !== 'running') {
-      hasWaiting.add(r.group_name);
-      continue;
-    }
+  for (const r of settings.counts.map(countsRow)) {
     runningByGroup.set(r.group_name, r.n);
     runningTotal += r.n;
   }
@@ -156,15 +169,7 @@ export async function claimReady(
 
   const waiting: string[] = [];
   const rateLimited = new Set<string>();
-  // Only groups with something waiting can yield a candidate: the rest cost nothing per tick.
-  const groups = (
-    await q.query<object>(
-      `SELECT name, concurrency, rate_limit, rate_period_ms, rate_burst, paused, blocked_until,
-         adaptive, eff_concurrency, eff_rate FROM groups
-     WHERE name = ANY($1::text[]) ORDER BY name`,
-      [[...hasWaiting]],
-    )
-  ).map(groupLimitsRow);
+  const groups = settings.groups.map(groupLimitsRow);
   for (const row of groups) {
     const g = claimGroupOf(row);
     let room = plan.groupRoom(g, runningByGroup.get(g.name) ?? 0);
@@ -203,30 +208,19 @@ export async function claimReady(
     ]);
   const claimed: ClaimedTask[] = [];
   if (chosen.length > 0) {
-    const rows = await q.query<{ id: number; attempts: number; group_name: string }>(TAKE, [
+    const rows = await q.query<{ id: number; history_id: number }>(TAKE, [
       chosen,
       worker.id,
       now + c.leaseMs,
       worker.pid,
       worker.host,
       now,
+      [...rateLimited],
+      queueNow,
     ]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const taken = chosen.flatMap((id) => byId.get(id) ?? []);
-    const attempts = await q.query<{ id: number; task_id: number }>(ADD_ATTEMPTS, [
-      taken.map((r) => r.id),
-      taken.map((r) => r.attempts),
-      now,
-      worker.id,
-    ]);
-    const historyOf = new Map(attempts.map((h) => [h.task_id, h.id]));
-    const starts = taken.filter((r) => rateLimited.has(r.group_name)).map((r) => r.group_name);
-    if (starts.length > 0)
-      await q.query('INSERT INTO group_starts (group_name, started_at) SELECT unnest($1::text[]), $2', [
-        starts,
-        queueNow,
-      ]);
-    for (const row of taken) claimed.push({ task: toTask(row), historyId: historyOf.get(row.id)! });
+    for (const row of taken) claimed.push({ task: toTask(row), historyId: attemptRow(row).history_id });
   }
 
   // A group with room but only delayed tasks: wake when its first is due.

@@ -19,8 +19,12 @@ export interface Queryable {
 }
 
 export interface Db extends Queryable {
-  /** one transaction; fn's queries run in it; rolled back if fn throws */
-  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * One transaction; fn's queries run in it; rolled back if fn throws. `opening` (statements
+   * without parameters) runs right after BEGIN in the same round trip; fn gets the rows of its
+   * last statement.
+   */
+  tx<T>(fn: (q: Queryable, opened: object[]) => Promise<T>, opening?: string): Promise<T>;
   readonly schema: string;
 }
 
@@ -134,10 +138,10 @@ export class PgDb implements Db {
     await this.query('SELECT pg_notify($1, $2)', [this.channel, this.origin]);
   }
 
-  async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+  async tx<T>(fn: (q: Queryable, opened: object[]) => Promise<T>, opening?: string): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.txOnce(fn);
+        return await this.txOnce(fn, opening);
       } catch (e) {
         const code = pgCode(e);
         if (attempt < TX_ATTEMPTS && code !== null && RETRYABLE.has(code)) continue;
@@ -146,7 +150,7 @@ export class PgDb implements Db {
     }
   }
 
-  private async txOnce<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+  private async txOnce<T>(fn: (q: Queryable, opened: object[]) => Promise<T>, opening?: string): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -166,8 +170,10 @@ export class PgDb implements Db {
     let committing = false;
     let out: T;
     try {
-      await client.query('BEGIN');
-      out = await fn(q);
+      const begun: pg.QueryResult | pg.QueryResult[] = await client.query(
+        opening === undefined ? 'BEGIN' : `BEGIN; ${opening}`,
+      );
+      out = await fn(q, Array.isArray(begun) ? (begun[begun.length - 1]?.rows ?? []) : []);
       if (changed) {
         const r = await client.query<{ xid: string | null }>(
           'SELECT pg_notify($1, $2), txid_current_if_assigned()::text AS xid',

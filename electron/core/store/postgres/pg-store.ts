@@ -29,7 +29,7 @@ import {
 import { listGates, removeGate, setGate } from './gates.ts';
 import { removeResource, setResource } from './resources.ts';
 import { createPgScheduleStore } from './schedule-store.ts';
-import { tick } from './tick.ts';
+import { tick, tickOpening } from './tick.ts';
 
 export interface PgStoreOptions {
   /** Told, once per distinct message, of a failure of the store's own background work. */
@@ -99,7 +99,8 @@ class PgTaskStore implements TaskStore {
 
   enqueue: TaskStore['enqueue'] = (tasks, now) =>
     tasks.length === 0 ? Promise.resolve([]) : this.db.tx((q) => insertTasks(q, tasks, now));
-  tick: TaskStore['tick'] = (input) => this.db.tx((q) => tick(q, input, this.db.schema, this.clockOffset));
+  tick: TaskStore['tick'] = (input) =>
+    this.db.tx((q, opened) => tick(q, input, opened, this.clockOffset), tickOpening(this.db.schema));
   renewLeases: TaskStore['renewLeases'] = (worker, ids, now, leaseMs) =>
     renewLeases(this.db, worker, ids, now, leaseMs);
   reclaimLost: TaskStore['reclaimLost'] = (now, isLost) => reclaimLost(this.db, now, isLost);

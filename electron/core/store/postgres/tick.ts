@@ -11,7 +11,7 @@
  */
 import { isFinished } from '../../policy/task-rules.ts';
 import type { Finish, TickInput, TickOutput, WorkerIdentity } from '../task-store.ts';
-import { adaptiveGroups, learn, withoutGuessedWaits } from './adaptive-learning.ts';
+import { ADAPTIVE_ROWS, adaptiveFrom, learn, withoutGuessedWaits } from './adaptive-learning.ts';
 import { claimReady } from './claim.ts';
 import type { Queryable } from './db.ts';
 import { atMs, untilMs } from './pg-clock.ts';
@@ -20,14 +20,21 @@ import { pgText, pgTextOrNull } from './pg-text.ts';
 type DoneFinish = Extract<Finish, { status: 'done' }>;
 type FailedFinish = Exclude<Finish, { status: 'done' }>;
 
-const FINISH_DONE = `UPDATE tasks SET status = 'done', finished_at = $4, result = f.result, error = NULL,
-    lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
-  FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS f(id, attempt, result)
-  WHERE tasks.id = f.id AND tasks.status = 'running' AND tasks.lease_owner = $5
-    AND tasks.attempts = f.attempt
-  RETURNING tasks.id`;
-const CLOSE_DONE = `UPDATE history SET ended_at = $3, outcome = 'done', error = NULL, output = f.output
-  FROM unnest($1::bigint[], $2::text[]) AS f(id, output) WHERE history.id = f.id`;
+// The successful ends and their attempts' closes, in one statement: an attempt is closed only
+// where its task's end was written (this worker still held that attempt's lease).
+const FINISH_DONE = `WITH f AS (
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
+      AS f(id, attempt, result, history_id, output)),
+  done AS (
+    UPDATE tasks SET status = 'done', finished_at = $6, result = f.result, error = NULL,
+      lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
+    FROM f WHERE tasks.id = f.id AND tasks.status = 'running' AND tasks.lease_owner = $7
+      AND tasks.attempts = f.attempt
+    RETURNING tasks.id),
+  closed AS (
+    UPDATE history SET ended_at = $6, outcome = 'done', error = NULL, output = f.output
+    FROM f JOIN done ON done.id = f.id WHERE history.id = f.history_id)
+  SELECT id FROM done`;
 // A Retry-After reschedule gives its attempt back (attempts - 1) and counts itself instead.
 const FINISH_FAILED = `UPDATE tasks SET status = $1, error = $2, run_at = coalesce($3, run_at),
     finished_at = CASE WHEN $4 THEN $5::bigint END,
@@ -51,18 +58,28 @@ export function claimLockKey(schema: string): string {
   return `semaforo.claim.${schema}`;
 }
 
+/**
+ * What a tick's transaction runs right after BEGIN, in the same round trip (Db.tx's `opening`):
+ * the claim lock, then the adaptive groups, read in a statement of their own so its snapshot
+ * comes after the lock.
+ */
+export function tickOpening(schema: string): string {
+  const key = claimLockKey(schema).replaceAll("'", "''");
+  return `SELECT pg_advisory_xact_lock(hashtextextended('${key}', 0)); ${ADAPTIVE_ROWS}`;
+}
+
+/** Runs in a transaction opened with tickOpening(schema), whose last rows are `opened`. */
 export async function tick(
   q: Queryable,
   input: TickInput,
-  schema: string,
+  opened: readonly object[],
   /** the host's offset to the database's clock, ms (pg-clock.ts) */
   clockOffset: number,
 ): Promise<TickOutput> {
-  await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [claimLockKey(schema)]);
   const now = atMs(input.now()); // with the lock held: see TickInput.now
   const queueNow = now + clockOffset;
   // Adaptive groups learn from this tick's outcomes before its claim uses what they learned.
-  const adaptive = input.finishes.length > 0 ? await adaptiveGroups(q) : new Map<string, never>();
+  const adaptive = adaptiveFrom(opened);
   const finishes = await withoutGuessedWaits(q, input.finishes, adaptive);
   const written = await applyFinishes(q, finishes, input.worker, now, clockOffset);
   const paused = written.filter((f) => f.pausedMs);
@@ -134,6 +151,8 @@ async function applyDone(
     finishes.map((f) => f.taskId),
     finishes.map((f) => f.attempt),
     finishes.map((f) => pgTextOrNull(f.result)),
+    finishes.map((f) => f.historyId),
+    finishes.map((f) => pgTextOrNull(f.output)),
     now,
     worker.id,
   ]);
@@ -141,13 +160,6 @@ async function applyDone(
   for (const f of finishes)
     if (f.blockGroupUntil !== undefined && ids.has(f.taskId))
       await q.query(HOLD_GROUP_OF, [untilMs(f.blockGroupUntil + clockOffset), f.taskId]);
-  const closes = finishes.filter((f) => ids.has(f.taskId));
-  if (closes.length > 0)
-    await q.query(CLOSE_DONE, [
-      closes.map((f) => f.historyId),
-      closes.map((f) => pgTextOrNull(f.output)),
-      now,
-    ]);
   return ids;
 }
 
