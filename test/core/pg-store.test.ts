@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SchemaTooNewError, StorageError } from '../../electron/core/errors.ts';
 import { openPgStore, type PgStoreOptions } from '../../electron/core/store/postgres/pg-store.ts';
+import { LATEST_PG_SCHEMA_VERSION } from '../../electron/core/store/postgres/migrations.ts';
 import { SCHEMA_V1 as PG_SCHEMA_V1 } from '../../electron/core/store/postgres/schema.ts';
 import { SCHEMA_V2 as PG_SCHEMA_V2 } from '../../electron/core/store/postgres/schema-v2.ts';
 import { SCHEMA_V3 as PG_SCHEMA_V3 } from '../../electron/core/store/postgres/schema-v3.ts';
@@ -182,7 +183,7 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     await expect(openPgStore(pgLocation(schema))).rejects.toBeInstanceOf(SchemaTooNewError);
   });
 
-  it('moves a schema 3 queue to schema 4: its gates keep their limits, with no idle condition or pausing', async () => {
+  it('moves a schema 3 queue to schema 4 and on: its gates keep their limits, with no idle condition or pausing', async () => {
     const schema = newSchema();
     await admin(async (c) => {
       await c.query(`CREATE SCHEMA ${schema}`);
@@ -205,7 +206,7 @@ describe.skipIf(!pgAvailable)('the PostgreSQL store', () => {
     const [version] = await admin(
       async (c) => (await c.query(`SELECT version::int AS version FROM ${schema}.schema_version`)).rows,
     );
-    expect(version).toEqual({ version: 4 });
+    expect(version).toEqual({ version: LATEST_PG_SCHEMA_VERSION });
   });
 
   it('takes fractional times (a Retry-After of 1.5 s), waiting no less than asked', async () => {

@@ -1,0 +1,96 @@
+/**
+ * Schema 5 of a PostgreSQL queue (history pages with room to close attempts in place): a schema 4
+ * queue is moved in place when a process opens it, and an attempt that was running across the
+ * move is closed as before. Real PostgreSQL (test/conformance/pg-backend.ts says where, or skips).
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
+import { SCHEMA_V1 } from '../../electron/core/store/postgres/schema.ts';
+import { SCHEMA_V2 } from '../../electron/core/store/postgres/schema-v2.ts';
+import { SCHEMA_V3 } from '../../electron/core/store/postgres/schema-v3.ts';
+import { SCHEMA_V4 } from '../../electron/core/store/postgres/schema-v4.ts';
+import type { TaskStore } from '../../electron/core/store/task-store.ts';
+import {
+  dropSchema,
+  freshSchemaName,
+  pgAvailable,
+  pgLocation,
+  PG_TEST_URL,
+} from '../conformance/pg-backend.ts';
+import { A, claim, done, finish, LEASE_MS, tasks } from '../conformance/shapes.ts';
+
+const stores: TaskStore[] = [];
+const schemas: string[] = [];
+
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const name of schemas.splice(0)) await dropSchema(name);
+});
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: PG_TEST_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+describe.skipIf(!pgAvailable)('PostgreSQL schema 5', () => {
+  it('moves a schema 4 queue in place, and closes an attempt that ran across the move', async () => {
+    const schema = freshSchemaName('pgv5');
+    schemas.push(schema);
+    const { taskId, historyId } = await admin(async (c) => {
+      await c.query(`CREATE SCHEMA ${schema}`);
+      await c.query(`SET search_path TO ${schema}`);
+      await c.query(SCHEMA_V1 + SCHEMA_V2 + SCHEMA_V3 + SCHEMA_V4);
+      await c.query('INSERT INTO schema_version (one, version) VALUES (true, 4)');
+      const [t] = (
+        await c.query<{ id: string }>(
+          `INSERT INTO tasks (kind, name, group_name, priority, payload, status, attempts, max_attempts,
+             run_at, created_at, started_at, lease_owner, lease_expires_at, owner_pid, owner_host)
+           VALUES ('sleep', 'across', 'default', 5, '{"ms":0}', 'running', 1, 3, 0, 0, 10, $1, $2, $3, $4)
+           RETURNING id`,
+          [A.id, 10 + LEASE_MS, A.pid, A.host],
+        )
+      ).rows;
+      const [h] = (
+        await c.query<{ id: string }>(
+          `INSERT INTO history (task_id, type, attempt, started_at, outcome, worker)
+           VALUES ($1, 'attempt', 1, 10, 'running', $2) RETURNING id`,
+          [t!.id, A.id],
+        )
+      ).rows;
+      return { taskId: Number(t!.id), historyId: Number(h!.id) };
+    });
+
+    const store = await openPgStore(pgLocation(schema));
+    stores.push(store);
+    const [meta] = await admin(
+      async (c) =>
+        (
+          await c.query<{ version: number; options: string[] | null }>(
+            `SELECT (SELECT version::int FROM ${schema}.schema_version) AS version,
+               (SELECT reloptions FROM pg_class WHERE oid = '${schema}.history'::regclass) AS options`,
+          )
+        ).rows,
+    );
+    expect(meta).toEqual({ version: 5, options: ['fillfactor=50'] });
+
+    const across = { taskId, attempt: 1, historyId, status: 'done' as const, result: null, output: 'kept' };
+    expect(await finish(store, A, 20, across)).toHaveLength(1);
+    const shown = await store.getTask(taskId);
+    expect(shown!.status).toBe('done');
+    expect(shown!.history).toMatchObject([{ id: historyId, outcome: 'done', endedAt: 20, output: 'kept' }]);
+
+    // and new attempts open and close on the moved schema
+    await store.enqueue(tasks(3), 30);
+    const claimed = await claim(store, A, 3, 40);
+    expect(claimed).toHaveLength(3);
+    expect(await finish(store, A, 50, ...claimed.map((c) => done(c)))).toHaveLength(3);
+    const stats = await store.stats(60, 0);
+    expect(stats.counts).toMatchObject({ done: 4, running: 0, pending: 0 });
+  });
+});
