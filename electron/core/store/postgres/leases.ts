@@ -70,9 +70,14 @@ export async function renewLeases(
     const latest = row?.latest ?? null;
     const next = untilMs(now + leaseMs);
     const until = latest !== null && next === latest ? latest + 1 : next;
+    // Locked in id order, as the tick locks the ends it writes: a renewal and this worker's
+    // own tick, on two connections, each waiting for a row the other holds, would deadlock (and
+    // stall both for the server's deadlock_timeout).
     const held = await q.query<{ id: number; cancel_requested: boolean; started_at: number | null }>(
-      `UPDATE tasks SET lease_expires_at = $1 WHERE lease_owner = $2 AND status = 'running'
-       RETURNING id, cancel_requested, started_at`,
+      `UPDATE tasks SET lease_expires_at = $1
+       FROM (SELECT id FROM tasks WHERE lease_owner = $2 AND status = 'running' ORDER BY id FOR UPDATE) mine
+       WHERE tasks.id = mine.id
+       RETURNING tasks.id, tasks.cancel_requested, tasks.started_at`,
       [until, worker.id],
     );
     const byId = new Map(held.map((r) => [r.id, r.cancel_requested]));
@@ -178,9 +183,11 @@ export async function setProgress(
 ): Promise<void> {
   if (updates.size === 0) return;
   await db.tx(async (q) => {
+    // In id order, as renewals and the tick's ends lock these rows (deadlock-free).
     await q.query(
-      `UPDATE tasks SET progress = u.p FROM unnest($1::bigint[], $2::float8[]) AS u(id, p)
-       WHERE tasks.id = u.id AND tasks.status = 'running' AND tasks.lease_owner = $3`,
+      `UPDATE tasks SET progress = u.p FROM unnest($1::bigint[], $2::float8[]) AS u(id, p),
+         (SELECT id FROM tasks WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE) mine
+       WHERE tasks.id = u.id AND mine.id = u.id AND tasks.status = 'running' AND tasks.lease_owner = $3`,
       [[...updates.keys()], [...updates.values()], worker.id],
     );
     q.changed();
@@ -194,10 +201,13 @@ export async function setLiveOutput(
 ): Promise<void> {
   if (updates.size === 0) return;
   await db.tx(async (q) => {
+    // A row another transaction holds is being closed (with its final output) or reaped: it
+    // is skipped, so this never waits on, nor deadlocks with, the tick closing it.
     await q.query(
-      `UPDATE history SET output = u.t FROM unnest($1::bigint[], $2::text[]) AS u(id, t)
-       WHERE history.id = u.id AND history.type = 'attempt' AND history.outcome = 'running'
-         AND history.worker = $3`,
+      `UPDATE history SET output = u.t FROM unnest($1::bigint[], $2::text[]) AS u(id, t),
+         (SELECT id FROM history WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED) free
+       WHERE history.id = u.id AND free.id = u.id AND history.type = 'attempt'
+         AND history.outcome = 'running' AND history.worker = $3`,
       [[...updates.keys()], [...updates.values()].map(pgText), worker.id],
     );
     q.changed();

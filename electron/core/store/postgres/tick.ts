@@ -21,14 +21,18 @@ type DoneFinish = Extract<Finish, { status: 'done' }>;
 type FailedFinish = Exclude<Finish, { status: 'done' }>;
 
 // The successful ends and their attempts' closes, in one statement: an attempt is closed only
-// where its task's end was written (this worker still held that attempt's lease).
+// where its task's end was written (this worker still held that attempt's lease). The rows are
+// locked in id order first, as a lease renewal locks them (leases.ts), so the two never deadlock.
 const FINISH_DONE = `WITH f AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
       AS f(id, attempt, result, history_id, output)),
+  locked AS MATERIALIZED (
+    SELECT id FROM tasks WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE),
   done AS (
     UPDATE tasks SET status = 'done', finished_at = $6, result = f.result, error = NULL,
       lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
-    FROM f WHERE tasks.id = f.id AND tasks.status = 'running' AND tasks.lease_owner = $7
+    FROM f JOIN locked ON locked.id = f.id
+    WHERE tasks.id = f.id AND tasks.status = 'running' AND tasks.lease_owner = $7
       AND tasks.attempts = f.attempt
     RETURNING tasks.id),
   closed AS (
@@ -111,6 +115,12 @@ async function applyFinishes(
   clockOffset: number,
 ): Promise<Finish[]> {
   if (finishes.length === 0) return [];
+  // The failed ends are written one by one, in the order given: their rows are locked in id
+  // order first, all at once, for the same reason as FINISH_DONE's.
+  if (finishes.some((f) => f.status !== 'done'))
+    await q.query('SELECT id FROM tasks WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', [
+      finishes.map((f) => f.taskId),
+    ]);
   // A task named twice (which the dispatcher never sends) goes one by one, in order, so the
   // first end that holds the lease wins.
   if (new Set(finishes.map((f) => f.taskId)).size !== finishes.length) {
