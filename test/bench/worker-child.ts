@@ -1,7 +1,8 @@
 /**
  * The process one trial runs in: `node worker-child.ts <peer>.<trial> '<json args>'`. Prints the
  * trial's figures as a BENCH_RESULT line (trial.ts). `<peer>.enqueuer` roles instead stay up and
- * serve enqueue requests over IPC for the cross-process latency trials.
+ * serve enqueue requests over IPC for the cross-process latency trials, and `<peer>.drainWorker`
+ * roles drain beside others (peers/drain-workers.ts).
  */
 import { reportResult } from './trial.ts';
 import { cleanupDirs } from './tmp.ts';
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
   const fn = (await load())[trial];
   if (typeof fn !== 'function') throw new Error(`unknown trial "${name}"`);
   const result = await (fn as TrialFn)(JSON.parse(json) as never);
-  if (trial === 'enqueuer') return;
+  if (trial === 'enqueuer' || trial === 'drainWorker') return;
   reportResult(result as object);
   cleanupDirs();
   // Libraries may keep timers or sockets open (plainjob's maintenance interval, Redis): the

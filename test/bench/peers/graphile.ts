@@ -4,7 +4,9 @@
  * concurrency 32.
  */
 import { makeWorkerUtils, run, Logger } from 'graphile-worker';
-import { rate, settleHeap } from './common.ts';
+import pg from 'pg';
+import { latencySummary, LATENCY_WARMUP, rate, sampleGap, settleHeap, sleep } from './common.ts';
+import { drainWithWorkers, serveDrainWorker } from './drain-workers.ts';
 import { BENCH_PG_URL, dropSchema, fill, freshSchema } from './pg-common.ts';
 
 const silent = new Logger(() => () => {});
@@ -58,8 +60,30 @@ export function enqueueBatch(a: { n: number; batch: number }) {
   });
 }
 
-/** Timed from the runner's start until its stop has written every completion. */
-export function drain(a: { n: number }) {
+/** The runner as the drains use it: the settings graphile-worker documents for throughput. */
+function runner(schema: string, onJob: () => void, pgPool?: pg.Pool) {
+  return run({
+    ...(pgPool ? { pgPool } : { connectionString: BENCH_PG_URL }),
+    schema,
+    concurrency: 32,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    logger: silent,
+    preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    taskList: {
+      [TASK]: async () => {
+        onJob();
+      },
+    },
+  });
+}
+
+/**
+ * Drains `n` jobs added beforehand (not timed) with `workers` worker processes
+ * (drain-workers.ts): timed from the runners' start until each runner's stop has written every
+ * completion.
+ */
+export function drain(a: { n: number; workers?: number }) {
   return withSchema(async (schema) => {
     const utils = await utilsFor(schema);
     await fill(a.n, (k) =>
@@ -67,27 +91,48 @@ export function drain(a: { n: number }) {
     );
     await utils.release();
     settleHeap();
-    let done = 0;
-    let finished = () => {};
-    const all = new Promise<void>((r) => (finished = r));
-    const t = performance.now();
-    const runner = await run({
-      connectionString: BENCH_PG_URL,
-      schema,
-      concurrency: 32,
-      noHandleSignals: true,
-      pollInterval: 1000,
-      logger: silent,
-      preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-      taskList: {
-        [TASK]: async () => {
-          if (++done === a.n) finished();
-        },
-      },
-    });
-    await all;
-    await runner.stop();
-    const ms = performance.now() - t;
+    const ms = await drainWithWorkers('graphile.drainWorker', { schema }, a.workers ?? 1, a.n);
     return { rate: rate(a.n, ms), ms };
+  });
+}
+
+/** One worker process of a drain: connected before the start, as Semaforo's and pg-boss's are. */
+export async function drainWorker(a: { schema: string }) {
+  const pool = new pg.Pool({ connectionString: BENCH_PG_URL, max: 10 });
+  pool.on('error', () => {});
+  const warm = await Promise.all([pool.connect(), pool.connect()]);
+  for (const c of warm) c.release();
+  let stop = () => Promise.resolve();
+  serveDrainWorker(
+    async (handled) => {
+      const r = await runner(a.schema, () => handled(), pool);
+      stop = () => r.stop();
+    },
+    () => stop(),
+  );
+}
+
+/** Enqueue-to-start with the runner in the same process (it hears new jobs by LISTEN/NOTIFY). */
+export function latency(a: { samples: number; warmup?: number }) {
+  return withSchema(async (schema) => {
+    const utils = await utilsFor(schema);
+    let started: ((at: number) => void) | null = null;
+    const r = await runner(schema, () => started?.(performance.now()));
+    try {
+      const out: number[] = [];
+      for (let i = 0; i < (a.warmup ?? LATENCY_WARMUP) + a.samples; i++) {
+        await sampleGap();
+        const begun = new Promise<number>((res) => (started = res));
+        const t0 = performance.now();
+        await utils.addJob(TASK, {});
+        const at = await Promise.race([begun, sleep(10_000).then(() => Number.NaN)]);
+        if (Number.isNaN(at)) throw new Error('a job did not start within 10 s');
+        if (i >= (a.warmup ?? LATENCY_WARMUP)) out.push(at - t0);
+      }
+      return latencySummary(out);
+    } finally {
+      await r.stop();
+      await utils.release();
+    }
   });
 }

@@ -4,15 +4,14 @@
  * a pause while batches come back full.
  */
 import { PgBoss } from 'pg-boss';
-import { rate, settleHeap } from './common.ts';
+import { latencySummary, LATENCY_WARMUP, rate, sampleGap, settleHeap, sleep } from './common.ts';
+import { drainWithWorkers, serveDrainWorker } from './drain-workers.ts';
 import { BENCH_PG_URL, dropSchema, fill, freshSchema } from './pg-common.ts';
 
 const QUEUE = 'noop';
 
-async function withBoss<T>(fn: (boss: PgBoss) => Promise<T>): Promise<T> {
-  const schema = freshSchema('pgboss');
-  const boss = new PgBoss({ connectionString: BENCH_PG_URL, schema });
-  boss.on('error', () => {});
+async function withBoss<T>(schema: string, fn: (boss: PgBoss) => Promise<T>): Promise<T> {
+  const boss = newBoss(schema);
   await boss.start();
   await boss.createQueue(QUEUE);
   try {
@@ -24,7 +23,7 @@ async function withBoss<T>(fn: (boss: PgBoss) => Promise<T>): Promise<T> {
 }
 
 export function enqueueSingle(a: { n: number }) {
-  return withBoss(async (boss) => {
+  return withBoss(freshSchema('pgboss'), async (boss) => {
     for (let i = 0; i < 50; i++) await boss.send(QUEUE, {});
     settleHeap();
     const t = performance.now();
@@ -35,7 +34,7 @@ export function enqueueSingle(a: { n: number }) {
 }
 
 export function enqueueBatch(a: { n: number; batch: number }) {
-  return withBoss(async (boss) => {
+  return withBoss(freshSchema('pgboss'), async (boss) => {
     const batch = () => Array.from({ length: a.batch }, () => ({ data: {} }));
     await boss.insert(QUEUE, batch());
     settleHeap();
@@ -46,9 +45,22 @@ export function enqueueBatch(a: { n: number; batch: number }) {
   });
 }
 
-/** Timed from the first work() until every handled batch's completion is written. */
-export function drain(a: { n: number }) {
-  return withBoss(async (boss) => {
+const WORK = { batchSize: 100, localConcurrency: 4, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true };
+
+const newBoss = (schema: string) => {
+  const boss = new PgBoss({ connectionString: BENCH_PG_URL, schema });
+  boss.on('error', () => {});
+  return boss;
+};
+
+/**
+ * Drains `n` jobs inserted beforehand (not timed) with `workers` worker processes
+ * (drain-workers.ts): timed from the first work() until every handled batch's completion is
+ * written (a graceful stop waits for the last).
+ */
+export function drain(a: { n: number; workers?: number }) {
+  const schema = freshSchema('pgboss');
+  return withBoss(schema, async (boss) => {
     await fill(a.n, (k) =>
       boss.insert(
         QUEUE,
@@ -56,22 +68,42 @@ export function drain(a: { n: number }) {
       ),
     );
     settleHeap();
-    let done = 0;
-    let finished = () => {};
-    const all = new Promise<void>((r) => (finished = r));
-    const t = performance.now();
-    await boss.work(
-      QUEUE,
-      { batchSize: 100, localConcurrency: 4, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
-      async (jobs) => {
-        done += jobs.length;
-        if (done >= a.n) finished();
-      },
-    );
-    await all;
-    // The last batch's completion is written after its handler returns: a graceful stop waits for it.
-    await boss.stop({ graceful: true, timeout: 30_000 });
-    const ms = performance.now() - t;
+    const ms = await drainWithWorkers('pgboss.drainWorker', { schema }, a.workers ?? 1, a.n);
     return { rate: rate(a.n, ms), ms };
+  });
+}
+
+/** One worker process of a drain, started (connected, schema checked) before the start. */
+export async function drainWorker(a: { schema: string }) {
+  const boss = newBoss(a.schema);
+  await boss.start();
+  serveDrainWorker(
+    async (handled) => {
+      await boss.work(QUEUE, WORK, async (jobs) => {
+        handled(jobs.length);
+      });
+    },
+    () => boss.stop({ graceful: true, timeout: 30_000 }),
+  );
+}
+
+/** Enqueue-to-start with the worker in the same process (pg-boss polls, at its 0.5 s minimum). */
+export function latency(a: { samples: number; warmup?: number }) {
+  return withBoss(freshSchema('pgboss'), async (boss) => {
+    let started: ((at: number) => void) | null = null;
+    await boss.work(QUEUE, { ...WORK, batchSize: 1 }, async () => {
+      started?.(performance.now());
+    });
+    const out: number[] = [];
+    for (let i = 0; i < (a.warmup ?? LATENCY_WARMUP) + a.samples; i++) {
+      await sampleGap();
+      const begun = new Promise<number>((res) => (started = res));
+      const t0 = performance.now();
+      await boss.send(QUEUE, {});
+      const at = await Promise.race([begun, sleep(10_000).then(() => Number.NaN)]);
+      if (Number.isNaN(at)) throw new Error('a job did not start within 10 s');
+      if (i >= (a.warmup ?? LATENCY_WARMUP)) out.push(at - t0);
+    }
+    return latencySummary(out);
   });
 }
