@@ -20,7 +20,7 @@ import {
 } from './operator-actions.ts';
 import { atMs } from './pg-clock.ts';
 import { INT, TEXT, orNull, rowChecker } from './rows.ts';
-import { filterConditions } from './task-filter-sql.ts';
+import { filterConditions, statusIn } from './task-filter-sql.ts';
 
 const candidate = rowChecker<{
   id: number;
@@ -50,7 +50,7 @@ async function matching(
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
   const f = await filterConditions(db, filter, param);
   const where = [f.status, f.group, f.kind, f.schedule, f.search].filter((c): c is string => c !== null);
-  where.push(`status = ANY(${param(BULK_STATUSES[action])}::text[])`);
+  where.push(statusIn(BULK_STATUSES[action], param));
   if (throughId !== undefined) where.push(`id <= ${param(throughId)}`);
   const rows = await q.query<object>(
     `SELECT id, status, attempts, kind, error, unique_key FROM tasks WHERE ${where.join(' AND ')}

@@ -31,7 +31,11 @@ const MIGRATIONS: readonly Migration[] = [
     description: "machine gates' idle condition and pausing; the time an attempt was paused",
     sql: SCHEMA_V4,
   },
-  { version: 5, description: 'history pages with room to close attempts in place', sql: SCHEMA_V5 },
+  {
+    version: 5,
+    description: 'running tasks out of tasks_status; history pages with room to close attempts in place',
+    sql: SCHEMA_V5,
+  },
 ];
 
 export const LATEST_PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
