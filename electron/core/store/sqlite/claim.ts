@@ -91,20 +91,23 @@ export class ClaimStatements {
     // `priority IN (every priority)` makes one bounded range per priority: without it the scan of
     // a priority went on through every task of it delayed into the future. The kinds filter
     // (a JSON array, twice; NULL: every kind) is read from the row the index leads to.
+    // `+?`: SQLite's planner looks at the value bound to a plain `?` that a partial index's
+    // condition or a LIMIT depends on, and then prepares the statement again at every run
+    // (~15 µs a run, against ~4 for the query); the unary plus hides the value, not the index.
     const ofKinds = '(? IS NULL OR kind IN (SELECT value FROM json_each(?)))';
     this.candidates = prepareOnUse(
       db,
       `SELECT ${COLS} FROM tasks INDEXED BY tasks_claimable
-       WHERE group_name = ? AND priority IN (${PRIORITIES}) AND status IN (${CLAIMABLE})
+       WHERE group_name = +? AND priority IN (${PRIORITIES}) AND status IN (${CLAIMABLE})
          AND reserved_for IS NULL AND run_at <= ? AND ${ofKinds}
-       ORDER BY priority, run_at, id LIMIT ?`,
+       ORDER BY priority, run_at, id LIMIT +?`,
     );
     this.reservedCandidates = prepareOnUse(
       db,
       `SELECT ${COLS} FROM tasks INDEXED BY tasks_claimable_reserved
-       WHERE reserved_for = ? AND group_name = ? AND priority IN (${PRIORITIES})
+       WHERE reserved_for = +? AND group_name = +? AND priority IN (${PRIORITIES})
          AND status IN (${CLAIMABLE}) AND reserved_for IS NOT NULL AND run_at <= ? AND ${ofKinds}
-       ORDER BY priority, run_at, id LIMIT ?`,
+       ORDER BY priority, run_at, id LIMIT +?`,
     );
     // The last parameter is a JSON array of ids; `+status` keeps the planner on one rowid lookup
     // per id instead of the status index.
@@ -127,7 +130,7 @@ export class ClaimStatements {
       db,
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
        SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable
-         WHERE group_name = ? AND priority = p.v AND status IN (${CLAIMABLE})
+         WHERE group_name = +? AND priority = p.v AND status IN (${CLAIMABLE})
            AND reserved_for IS NULL AND ${ofKinds} ORDER BY run_at LIMIT 1)) AS at FROM p`,
     );
     this.resources = prepareOnUse(db, 'SELECT name, capacity FROM resources');
@@ -151,7 +154,7 @@ export class ClaimStatements {
       db,
       `WITH p(v) AS (VALUES ${PRIORITY_ROWS})
        SELECT min((SELECT run_at FROM tasks INDEXED BY tasks_claimable_reserved
-         WHERE reserved_for = ? AND group_name = ? AND priority = p.v
+         WHERE reserved_for = +? AND group_name = +? AND priority = p.v
            AND status IN (${CLAIMABLE}) AND reserved_for IS NOT NULL AND ${ofKinds}
          ORDER BY run_at LIMIT 1)) AS at FROM p`,
     );
