@@ -183,6 +183,20 @@ describe('store', () => {
     }
   });
 
+  it("leaves checkpoints to a worker's connection: others wait for twice as many -wal pages", () => {
+    const store = new SqliteTaskStore(path.join(tempDir(), 'q.db'));
+    try {
+      const pages = () => store.db.pragma('wal_autocheckpoint', { simple: true });
+      store.enqueue([newTaskRow()], 0);
+      expect(pages()).toBe(2048);
+      const worker = { id: 'w@h:1:a', pid: process.pid, host: 'h' };
+      store.tick({ now: () => 0, worker, leaseMs: 60_000, finishes: [], claimMax: 1 });
+      expect(pages()).toBe(1000);
+    } finally {
+      store.close();
+    }
+  });
+
   it('keeps exact counts per status and group across every move', async () => {
     const engine = await testEngine();
     await engine.enqueueMany(

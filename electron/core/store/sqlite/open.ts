@@ -18,6 +18,16 @@ export interface OpenOptions {
 export const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
 
 /**
+ * Commits that pass this many -wal pages checkpoint them into the database file (two fsyncs and
+ * the pages copied, inside the committing call). A worker's connection does it at SQLite's 1,000
+ * (workerCheckpoints); any other (an enqueuing script, a CLI command, a screen) only at twice
+ * that, the size the -wal file is trimmed to anyway: with a worker running, the worker's next
+ * commit gets there first and the enqueue calls never carry a checkpoint.
+ */
+export const WORKER_CHECKPOINT_PAGES = 1000;
+const OTHER_CHECKPOINT_PAGES = WAL_SIZE_LIMIT / 4096;
+
+/**
  * Opens (creating if needed) the queue database: owner-only file and folder, WAL so readers never
  * block the writer, a busy timeout so processes sharing the file wait instead of failing, and
  * every pending migration applied.
@@ -55,6 +65,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): BetterSql
       // 100,000-task enqueue or purge: tens of MB, more when such transactions pile up before a
       // checkpoint) for as long as any process has the queue open; this trims it back when reused.
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+      db.pragma(`wal_autocheckpoint = ${OTHER_CHECKPOINT_PAGES}`);
     }
     // 8 MB of page cache, not SQLite's 16: a queue's hot pages (the ends of its indexes) fit
     // many times over, and each worker process holds less memory (RESULTS.md, worker memory).

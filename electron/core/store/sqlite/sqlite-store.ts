@@ -38,7 +38,7 @@ import { Enqueue, Intake } from './enqueue.ts';
 import { Inbox } from './inbox.ts';
 import { TaskInserter } from './insert-tasks.ts';
 import { Leases } from './leases.ts';
-import { openDatabase, type OpenOptions } from './open.ts';
+import { openDatabase, WORKER_CHECKPOINT_PAGES, type OpenOptions } from './open.ts';
 import { QueueSettingsStore } from './queue-settings.ts';
 import { Reads } from './reads.ts';
 import { GateStore } from './gates.ts';
@@ -69,6 +69,7 @@ export class SqliteTaskStore implements SyncTaskStore {
   private readonly resources: ResourceStore;
   private readonly gates: GateStore;
   private readonly dataVersionStmt: Database.Statement;
+  private ticked = false;
 
   constructor(file: string, options: StoreOptions = {}) {
     this.db = openDatabase(file, options);
@@ -101,6 +102,11 @@ export class SqliteTaskStore implements SyncTaskStore {
   }
 
   tick(input: TickInput): TickOutput {
+    if (!this.ticked) {
+      this.ticked = true;
+      // A worker's connection: checkpoints are its job from now on (see open.ts).
+      this.db.pragma(`wal_autocheckpoint = ${WORKER_CHECKPOINT_PAGES}`);
+    }
     return this.ticks.tick(input);
   }
 
