@@ -12,7 +12,7 @@ import { probeWritable } from './open.ts';
 import { SqliteTaskStore, type StoreOptions } from './sqlite-store.ts';
 import { toStorageError } from './storage-errors.ts';
 import type { SyncScheduleStore } from './sync-store.ts';
-import { syncWal } from './wal-sync.ts';
+import { WalSync } from './wal-sync.ts';
 
 export interface SqliteStoreOptions extends StoreOptions {
   /**
@@ -88,6 +88,7 @@ class AsyncSqliteStore implements TaskStore {
   private readonly t: Translate;
   private readonly listeners = new Set<() => void>();
   private readonly changes: ChangeWatch;
+  private readonly walSync: WalSync | null;
   private watching = false;
   /** when (process uptime, ms) quick_check last found the file sound, if it just did */
   private soundAt: number | null = null;
@@ -104,6 +105,7 @@ class AsyncSqliteStore implements TaskStore {
     this.file = file === ':memory:' || sync.db.memory ? undefined : file;
     this.t = (err) => toStorageError(err, file) ?? err;
     this.schedules = new AsyncScheduleStore(sync.schedules, this.t);
+    this.walSync = this.file === undefined ? null : new WalSync(this.file);
     this.changes = new ChangeWatch({
       file: this.file ?? null,
       dataVersion: () => this.s.dataVersion(),
@@ -163,8 +165,8 @@ class AsyncSqliteStore implements TaskStore {
   oldestWaiting: TaskStore['oldestWaiting'] = (now) => settle(() => this.s.oldestWaiting(now), this.t);
 
   syncResults(): Promise<void> {
-    if (this.file === undefined || !this.s.commits.waitsForDisk) return Promise.resolve();
-    return syncWal(this.file).catch((err: unknown) => Promise.reject(this.t(err)));
+    if (this.walSync === null || !this.s.commits.waitsForDisk) return Promise.resolve();
+    return this.walSync.sync().catch((err: unknown) => Promise.reject(this.t(err)));
   }
 
   checkWritable(): void {
@@ -212,9 +214,10 @@ class AsyncSqliteStore implements TaskStore {
     this.changes.stop();
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.stopWatching();
     this.listeners.clear();
+    await this.walSync?.close();
     return settle(() => this.s.close(), this.t);
   }
 }
