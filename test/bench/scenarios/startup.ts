@@ -68,10 +68,16 @@ async function idleNodeMemory(): Promise<Memory> {
 /** Memory of `count` `run`s that wait: their group's one slot is held by another `run`. */
 async function waitingRunsMemory(env: Env, count: number): Promise<Memory[]> {
   timed([BIN, 'group', 'set', 'held', '--concurrency', '1'], env);
-  const holder = spawn(process.execPath, [BIN, 'run', '--group', 'held', '--', 'sleep', '60'], {
-    env,
-    stdio: 'ignore',
-  });
+  // Named apart: the last round's holder may still show as running while it ends.
+  const name = `holder-${process.hrtime.bigint()}`;
+  const holder = spawn(
+    process.execPath,
+    [BIN, 'run', '--group', 'held', '--name', name, '--', 'sleep', '60'],
+    {
+      env,
+      stdio: 'ignore',
+    },
+  );
   const waiters: ReturnType<typeof spawn>[] = [];
   try {
     const deadline = Date.now() + 30_000;
@@ -79,7 +85,7 @@ async function waitingRunsMemory(env: Env, count: number): Promise<Memory[]> {
       !spawnSync(process.execPath, [BIN, 'list', '--status', 'running'], {
         env,
         encoding: 'utf8',
-      }).stdout.includes('held')
+      }).stdout.includes(name)
     ) {
       if (Date.now() > deadline) throw new Error('the holding run never started');
     }
