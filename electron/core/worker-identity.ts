@@ -10,7 +10,9 @@ import type { LeaseHolder, WorkerIdentity } from './store/task-store.ts';
  */
 export function newWorkerIdentity(label = 'worker'): WorkerIdentity {
   // Made when first read: an engine that never dispatches nor reserves (`enqueue`, `list`)
-  // then never reads the boot id.
+  // then never reads the boot id. A given SEMAFORO_HOST_ID is checked now (it needs no boot id),
+  // so a bad one is refused by every command, as before the identity was made lazily.
+  if (process.env.SEMAFORO_HOST_ID !== undefined) thisHost();
   let id: string | undefined;
   return {
     get id() {

@@ -47,6 +47,8 @@ describe('host identity', () => {
     for (const bad of ['', 'two words', 'x'.repeat(201)]) {
       process.env.SEMAFORO_HOST_ID = bad;
       expect(() => thisHost()).toThrow(/^invalid SEMAFORO_HOST_ID: [^\n]+$/);
+      // refused when the identity is made, not first when a dispatcher reads it
+      expect(() => newWorkerIdentity('list')).toThrow(/^invalid SEMAFORO_HOST_ID: /);
     }
   });
 });
