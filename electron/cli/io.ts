@@ -19,8 +19,8 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
-  const outClosed = quietOnClosedPipe(process.stdout);
-  const errClosed = quietOnClosedPipe(process.stderr);
+  const outClosed = quietOnClosedPipe(process.stdout, 'stdout');
+  const errClosed = quietOnClosedPipe(process.stderr, 'stderr');
   return {
     out: (t) => void (outClosed() || process.stdout.write(t)),
     err: (t) => void (errClosed() || process.stderr.write(t)),

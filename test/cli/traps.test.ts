@@ -171,6 +171,24 @@ describe('a reader that closes the pipe early', { timeout: 120_000 }, () => {
     expect(stderr).toBe('');
     expect(code).toBe(141);
   });
+
+  it.skipIf(!fs.existsSync('/dev/full'))(
+    'says a write error on a full disk in one line, with 1',
+    async () => {
+      const db = freshDb();
+      await cli(['enqueue', '--kind', 'sleep', '--payload', '{"ms":0}'], { db });
+      const full = fs.openSync('/dev/full', 'w');
+      const child = spawn(process.execPath, [BIN, '--db', db, '--json', 'list'], {
+        stdio: ['ignore', full, 'pipe'],
+      });
+      fs.closeSync(full);
+      let stderr = '';
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(stderr).toMatch(/^semaforo: write error on stdout: ENOSPC: no space left on device[^\n]*\n$/);
+      expect(code).toBe(1);
+    },
+  );
 });
 
 describe('a name that matches nothing', { timeout: 120_000 }, () => {
