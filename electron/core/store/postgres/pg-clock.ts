@@ -7,12 +7,11 @@
  * to write and judge those (claim.ts, tick.ts).
  *
  * Measured at open and again at every clock-step check (the reaper's), from the fastest of a
- * few round trips (its error is half of that one). Applied however small it is: a rate window
- * of one second is broken by hosts 900 ms apart as surely as by hosts minutes apart. But an
- * offset within that error cannot be told from none, and is none: the database's clock read
- * between the two host readings. So connections of one host, on one clock with the database or
- * not, never disagree by the jitter of their round trips (a loaded machine made two connections
- * of one host judge a 100 ms rate spacing 1-3 ms apart).
+ * few round trips (its error is half of that one). Always applied, however small: a rate window
+ * of one second is broken by hosts 900 ms apart as surely as by hosts minutes apart. One
+ * measurement serves every store of a process on one database and host clock (sharedClockOffset):
+ * each measuring its own, two connections of one host judged a 100 ms rate spacing a few ms
+ * apart on a loaded machine, by the jitter of their round trips alone.
  */
 import type { Queryable } from './db.ts';
 
@@ -22,19 +21,38 @@ export async function measureClockOffset(
   db: Pick<Queryable, 'query'>,
   hostClock: () => number,
 ): Promise<number> {
-  let best = { rtt: Infinity, offset: 0, seenBetween: false };
+  let best = { rtt: Infinity, offset: 0 };
   for (let i = 0; i < SAMPLES; i++) {
     const before = hostClock();
     const [row] = await db.query<{ at: number }>('SELECT now_ms() AS at');
     const after = hostClock();
-    if (after - before < best.rtt) {
-      const at = Number(row!.at);
-      // whole ms on both sides: the database's ms may round past a host reading of the same instant
-      const seenBetween = at >= Math.floor(before) - 1 && at <= Math.ceil(after) + 1;
-      best = { rtt: after - before, offset: Math.round(at - (before + after) / 2), seenBetween };
-    }
+    if (after - before < best.rtt)
+      best = { rtt: after - before, offset: Math.round(Number(row!.at) - (before + after) / 2) };
   }
-  return best.seenBetween ? 0 : best.offset;
+  return best.offset;
+}
+
+/** The offset every store of this process on one database shares; a new measurement moves it for all. */
+export interface SharedOffset {
+  value: number;
+}
+
+const shared = new WeakMap<() => number, Map<string, SharedOffset>>();
+
+/** The offset of the database `key` names, measured by the first store of this process to ask. */
+export async function sharedClockOffset(
+  db: Pick<Queryable, 'query'>,
+  key: string,
+  hostClock: () => number,
+): Promise<SharedOffset> {
+  let byKey = shared.get(hostClock);
+  if (byKey === undefined) shared.set(hostClock, (byKey = new Map()));
+  const known = byKey.get(key);
+  if (known !== undefined) return known;
+  const measured = { value: await measureClockOffset(db, hostClock) };
+  const first = byKey.get(key) ?? measured; // two stores opened at once: one holder
+  byKey.set(key, first);
+  return first;
 }
 
 /** Beyond this, due times written by one host are visibly off on the others (see offsetWarning). */

@@ -13,7 +13,7 @@ import { PgListener } from './listener.ts';
 import { migratePg } from './migrations.ts';
 import { actOnMatching } from './bulk-actions.ts';
 import { cancel, purgeFinished, remove, retry, setPriority } from './operator-actions.ts';
-import { measureClockOffset, offsetWarning } from './pg-clock.ts';
+import { measureClockOffset, offsetWarning, sharedClockOffset, type SharedOffset } from './pg-clock.ts';
 import { settings, updateGroup, updateSettings } from './queue-settings.ts';
 import {
   failedByError,
@@ -52,9 +52,9 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
   try {
     await migratePg(db, { create: options.existingOnly !== true });
     const hostClock = options.hostClock ?? Date.now;
-    const offset = await measureClockOffset(db, hostClock);
+    const offset = await sharedClockOffset(db, `${url}\0${db.schema}`, hostClock);
     const report = onceEach(options.onBackgroundError);
-    const warning = offsetWarning(offset);
+    const warning = offsetWarning(offset.value);
     if (warning !== null) report(warning);
     const listener = new PgListener(db, report);
     await listener.start();
@@ -85,16 +85,20 @@ class PgTaskStore implements TaskStore {
   private readonly db: PgDb;
   private readonly listener: PgListener;
   private readonly hostClock: () => number;
-  /** this host's clock to the database's, ms (pg-clock.ts) */
-  private clockOffset: number;
+  /** this host's clock to the database's, ms, shared by this process's stores on it (pg-clock.ts) */
+  private readonly offset: SharedOffset;
 
-  constructor(db: PgDb, listener: PgListener, clockOffset: number, hostClock: () => number) {
+  constructor(db: PgDb, listener: PgListener, offset: SharedOffset, hostClock: () => number) {
     this.db = db;
     this.location = db.location;
-    this.clockOffset = clockOffset;
+    this.offset = offset;
     this.hostClock = hostClock;
     this.schedules = createPgScheduleStore(db);
     this.listener = listener;
+  }
+
+  private get clockOffset(): number {
+    return this.offset.value;
   }
 
   enqueue: TaskStore['enqueue'] = (tasks, now) =>
@@ -116,7 +120,7 @@ class PgTaskStore implements TaskStore {
    * the step. Always resolves to null.
    */
   rebaseAfterClockStep: TaskStore['rebaseAfterClockStep'] = async () => {
-    this.clockOffset = await measureClockOffset(this.db, this.hostClock);
+    this.offset.value = await measureClockOffset(this.db, this.hostClock);
     return null;
   };
 
