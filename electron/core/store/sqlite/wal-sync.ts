@@ -23,19 +23,32 @@ export class WalSync {
   }
 
   async sync(): Promise<void> {
+    if (this.closed) return this.syncOnce(); // a retry after the store closed still syncs
     const handle = this.handle ?? (await this.open());
-    await handle?.datasync();
+    try {
+      await handle?.datasync();
+    } catch (err) {
+      // The next try opens the file again rather than asking a descriptor that failed.
+      if (this.handle === handle) this.handle = null;
+      await handle?.close().catch(() => {});
+      throw err;
+    }
+  }
+
+  private async syncOnce(): Promise<void> {
+    const handle = await openIfThere(this.wal);
+    if (handle === null) return;
+    try {
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
   }
 
   private async open(): Promise<fs.promises.FileHandle | null> {
     if (this.closed) return null;
-    let handle;
-    try {
-      handle = await fs.promises.open(this.wal, 'r');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
+    const handle = await openIfThere(this.wal);
+    if (handle === null) return null;
     // Closed meanwhile, or opened by another sync: keep one descriptor.
     if (this.closed || this.handle !== null) {
       await handle.close();
@@ -51,5 +64,14 @@ export class WalSync {
     const h = this.handle;
     this.handle = null;
     await h?.close();
+  }
+}
+
+async function openIfThere(file: string): Promise<fs.promises.FileHandle | null> {
+  try {
+    return await fs.promises.open(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
   }
 }
