@@ -14,6 +14,7 @@ export function newWorkerIdentity(label = 'worker'): WorkerIdentity {
   // so a bad one is refused by every command, as before the identity was made lazily.
   if (process.env.SEMAFORO_HOST_ID !== undefined) thisHost();
   let id: string | undefined;
+  let host: string | undefined;
   return {
     get id() {
       if (id === undefined) {
@@ -25,8 +26,9 @@ export function newWorkerIdentity(label = 'worker'): WorkerIdentity {
       return id;
     },
     pid: process.pid,
+    // Read once, as the id is: it goes into every claim, and must not move under a live lease.
     get host() {
-      return thisHost();
+      return (host ??= thisHost());
     },
   };
 }
