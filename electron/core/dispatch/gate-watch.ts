@@ -32,9 +32,11 @@ export class GateWatch {
 
   judge(gates: readonly GateConfig[]): GateVerdict {
     // A closed gate that was removed lets starts through again: say so, as when one opens.
-    const kept = new Set(gates.map((g) => g.group ?? ''));
-    for (const scope of this.closed)
-      if (!kept.has(scope)) this.say(`${gateName(scope)} removed while closed: starts allowed again`);
+    if (this.closed.size > 0) {
+      const kept = new Set(gates.map((g) => g.group ?? ''));
+      for (const scope of this.closed)
+        if (!kept.has(scope)) this.say(`${gateName(scope)} removed while closed: starts allowed again`);
+    }
     if (gates.length === 0) {
       this.closed.clear();
       return { queueClosed: false, closedGroups: this.closed };
