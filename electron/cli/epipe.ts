@@ -11,7 +11,7 @@ import type { Writable } from 'node:stream';
 const PIPE_CLOSED = 128 + 13; // as a process killed by SIGPIPE
 
 /** Watches `stream`; returns a check that says whether its output can no longer be written. */
-export function quietOnClosedPipe(stream: Writable, name: string): () => boolean {
+export function watchWriteErrors(stream: Writable, name: string): () => boolean {
   let closed = false;
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (closed) return;

@@ -3,7 +3,7 @@
  * tests and so nothing reads `process` at import time.
  */
 import type { Readable } from 'node:stream';
-import { quietOnClosedPipe } from './epipe.ts';
+import { watchWriteErrors } from './epipe.ts';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -19,8 +19,8 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
-  const outClosed = quietOnClosedPipe(process.stdout, 'stdout');
-  const errClosed = quietOnClosedPipe(process.stderr, 'stderr');
+  const outClosed = watchWriteErrors(process.stdout, 'stdout');
+  const errClosed = watchWriteErrors(process.stderr, 'stderr');
   return {
     out: (t) => void (outClosed() || process.stdout.write(t)),
     err: (t) => void (errClosed() || process.stderr.write(t)),
