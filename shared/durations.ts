@@ -44,20 +44,46 @@ export function durationProblem(text: string): string {
   return 'is not a duration; use forms like 500ms, 30s, 5m, 2h, 1d or 1h30m';
 }
 
-/** `90000` -> `1m30s`; `0` -> `0ms`. The inverse of parseDuration for display. */
+const PARTS = [
+  ['d', 86_400_000],
+  ['h', 3600_000],
+  ['m', 60_000],
+  ['s', 1000],
+  ['ms', 1],
+] as const;
+
+/**
+ * `90000` -> `1m30s`, `1500` -> `1s500ms`, `0` -> `0ms`: every part, so parseDuration reads back
+ * the same milliseconds. For values someone set (timeouts, schedules, gates), where a rounded
+ * figure would misstate the setting or, put back in a form, change it.
+ */
 export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return String(ms);
+  let rest = Math.round(Math.abs(ms));
+  if (rest === 0) return '0ms';
+  let out = ms < 0 ? '-' : '';
+  for (const [unit, size] of PARTS) {
+    if (rest >= size) {
+      out += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return out;
+}
+
+/**
+ * `90412` -> `1m30s`: at most the two largest parts, in whole seconds from 1 s up. For measured
+ * times and countdowns (took, ago, in), where milliseconds are noise.
+ */
+export function formatElapsed(ms: number): string {
   if (!Number.isFinite(ms)) return String(ms);
   if (ms < 1000) return `${Math.round(ms)}ms`;
   const parts: string[] = [];
   let rest = Math.round(ms / 1000);
-  for (const [unit, size] of [
-    ['d', 86_400],
-    ['h', 3600],
-    ['m', 60],
-  ] as const) {
-    if (rest >= size) {
-      parts.push(`${Math.floor(rest / size)}${unit}`);
-      rest %= size;
+  for (const [unit, size] of PARTS.slice(0, 3)) {
+    if (rest >= size / 1000) {
+      parts.push(`${Math.floor(rest / (size / 1000))}${unit}`);
+      rest %= size / 1000;
     }
   }
   if (rest > 0 || parts.length === 0) parts.push(`${rest}s`);

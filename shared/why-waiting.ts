@@ -11,7 +11,7 @@
 import type { Stats, Task } from './domain.ts';
 import { resourceShort } from './resource-wait.ts';
 import { learnedOf, learnedText } from './adaptive-view.ts';
-import { formatDuration, formatRate } from './durations.ts';
+import { formatDuration, formatElapsed, formatRate } from './durations.ts';
 
 export const WAIT_CODES = [
   'reserved',
@@ -56,7 +56,7 @@ export interface WaitContext {
   holder?: string;
 }
 
-const inTime = (ms: number) => `in ${formatDuration(Math.max(0, ms))}`;
+const inTime = (ms: number) => `in ${formatElapsed(Math.max(0, ms))}`;
 
 /** Why `task` is not running now, or null when it runs or has ended. */
 export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {

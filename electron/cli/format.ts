@@ -6,7 +6,7 @@ import { formatUses } from '../../shared/resources.ts';
 import { resourceTable } from './resource-format.ts';
 import type { HistoryEntry, Stats, Task, TaskStatus } from '../../shared/domain.ts';
 import { TASK_STATUSES } from '../../shared/domain.ts';
-import { formatDuration } from '../../shared/durations.ts';
+import { formatDuration, formatElapsed } from '../../shared/durations.ts';
 import type { WaitReason } from '../../shared/why-waiting.ts';
 import { historyView, remainingMs } from '../../shared/attempt-view.ts';
 import { groupTable } from './group-format.ts';
@@ -25,7 +25,7 @@ export function relativeTime(at: number | null, now: number): string {
   if (at === null) return '-';
   const d = at - now;
   if (Math.abs(d) < 1000) return 'just now';
-  return d > 0 ? `in ${formatDuration(d)}` : `${formatDuration(-d)} ago`;
+  return d > 0 ? `in ${formatElapsed(d)}` : `${formatElapsed(-d)} ago`;
 }
 
 /** Left-aligned columns, padded to the widest cell; the last column is not padded. */
@@ -110,7 +110,7 @@ export function taskDetail(t: Task & { history: HistoryEntry[] }, now: number): 
   if (t.progress !== null && t.status === 'running') {
     const left = remainingMs(t.progress, t.startedAt, now);
     lines.push(
-      `  progress   ${Math.round(t.progress * 100)}%${left !== null ? ` (about ${formatDuration(left)} left)` : ''}`,
+      `  progress   ${Math.round(t.progress * 100)}%${left !== null ? ` (about ${formatElapsed(left)} left)` : ''}`,
     );
   }
   const cwd = t.kind === 'shell' ? (t.payload as { cwd?: unknown } | null)?.cwd : undefined;
@@ -123,10 +123,10 @@ export function taskDetail(t: Task & { history: HistoryEntry[] }, now: number): 
     // Oldest first, as a log reads; numbered across manual retries, a repeated error said once.
     for (const { entry: h, ordinal, code, sameErrorAs } of historyView(t.history).reverse()) {
       // An action (a retry, a cancel) takes no time worth showing.
-      const paused = h.pausedMs ? `, ${formatDuration(h.pausedMs)} of it paused by a machine gate` : '';
+      const paused = h.pausedMs ? `, ${formatElapsed(h.pausedMs)} of it paused by a machine gate` : '';
       const took =
         h.endedAt !== null && h.type === 'attempt'
-          ? ` (${formatDuration(h.endedAt - h.startedAt)}${paused})`
+          ? ` (${formatElapsed(h.endedAt - h.startedAt)}${paused})`
           : '';
       const what = ordinal !== null ? `attempt ${ordinal}` : 'action';
       const how = code ? `, ${code}` : '';

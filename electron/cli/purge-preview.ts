@@ -5,7 +5,7 @@
 import readline from 'node:readline';
 import type { Engine } from '../core/engine.ts';
 import type { CliIo } from './io.ts';
-import { formatDuration } from '../../shared/durations.ts';
+import { formatElapsed } from '../../shared/durations.ts';
 
 const FINISHED = ['done', 'failed', 'cancelled'] as const;
 type Finished = (typeof FINISHED)[number];
@@ -43,7 +43,7 @@ export function describePurge(p: PurgePreview, ageMs: number): string {
   const parts = FINISHED.filter((s) => p.byStatus[s] > 0).map((s) => `${s} ${p.byStatus[s]}`);
   return (
     `${p.count} finished task(s)${parts.length ? ` (${parts.join(', ')})` : ''} ` +
-    `that ended before ${new Date(p.before).toISOString()} (${formatDuration(ageMs)} ago)`
+    `that ended before ${new Date(p.before).toISOString()} (${formatElapsed(ageMs)} ago)`
   );
 }
 

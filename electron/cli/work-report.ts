@@ -3,7 +3,7 @@
  * end with -v, and, for --drain, what is left that it waits for or cannot run.
  */
 import type { Task } from '../../shared/domain.ts';
-import { formatDuration } from '../../shared/durations.ts';
+import { formatElapsed } from '../../shared/durations.ts';
 import type { Engine } from '../core/engine.ts';
 import { relativeTime } from './format.ts';
 
@@ -82,7 +82,7 @@ export function taskLog(engine: Engine, write: (line: string) => void): (ids: re
     const label = `task ${t.id} (${t.kind}: ${t.name})`;
     const took =
       t.startedAt !== null && t.finishedAt !== null
-        ? ` after ${formatDuration(t.finishedAt - t.startedAt)}`
+        ? ` after ${formatElapsed(t.finishedAt - t.startedAt)}`
         : '';
     if (t.status === 'running') write(`started ${label}, attempt ${t.attempts} of ${t.maxAttempts}`);
     else if (t.status === 'done') write(`done ${label}${took}`);

@@ -130,6 +130,10 @@ describe('New task form model', () => {
       timeoutMs: 300_000,
       payload: { env: { MODE: 'x' }, command: 'backup.sh', args: ['--full'], cwd: '/srv' },
     });
+    // A timeout no round figure states comes back the same, not rounded to the second.
+    const odd = formFromTask({ ...original, timeout: 90_061_500 });
+    expect(odd.timeout).toBe('1d1h1m1s500ms');
+    expect(buildSpec(odd).spec.timeoutMs).toBe(90_061_500);
     // A kind without its own fields is edited as JSON.
     const custom = formFromTask(task({ kind: 'invoice-pdf', payload: { id: 7 } }));
     expect(buildSpec(custom).spec.payload).toEqual({ id: 7 });

@@ -10,7 +10,7 @@
  * them only when this worker has room, and a full worker must still see its gate close.
  */
 import type { MonotonicClock } from '../clock.ts';
-import { formatDuration } from '../../../shared/durations.ts';
+import { formatElapsed } from '../../../shared/durations.ts';
 import type { GateConfig } from '../../../shared/domain.ts';
 import { signalGroup } from '../handlers/process-tree.ts';
 import type { Logger } from '../logger.ts';
@@ -85,7 +85,7 @@ export class RunningPauses {
           this.p.logger.info(`task ${e.claim.task.id} paused: its machine gate closed`);
         else if (!held && e.pausedAt !== null) {
           const ms = continueTask(e, now);
-          this.p.logger.info(`task ${e.claim.task.id} continued after ${formatDuration(ms)} paused`);
+          this.p.logger.info(`task ${e.claim.task.id} continued after ${formatElapsed(ms)} paused`);
         }
       }
       const closed = (verdict.queueClosed ? 1 : 0) + verdict.closedGroups.size;

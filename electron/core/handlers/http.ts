@@ -4,7 +4,7 @@
  * the whole group; other 5xx and network errors retry with backoff; other 4xx fail for good.
  */
 import type { JsonValue } from '../../../shared/domain.ts';
-import { formatDuration } from '../../../shared/durations.ts';
+import { formatElapsed } from '../../../shared/durations.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
 import { LazyPayload } from './payload.ts';
 import type { HttpPayload } from './payload-schemas.ts';
@@ -136,7 +136,7 @@ async function request(p: HttpPayload, ctx: HandlerContext): Promise<JsonValue> 
   if (quota) {
     ctx.holdGroup?.(quota.ms);
     ctx.log(
-      `quota used up (${quota.why}): no start in group ${ctx.task.group} for ${formatDuration(quota.ms)}\n`,
+      `quota used up (${quota.why}): no start in group ${ctx.task.group} for ${formatElapsed(quota.ms)}\n`,
     );
   }
   switch (classifyStatus(res.status, p.expectStatus)) {

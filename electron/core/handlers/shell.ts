@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { isatty } from 'node:tty';
 import type { JsonValue } from '../../../shared/domain.ts';
-import { formatDuration } from '../../../shared/durations.ts';
+import { formatElapsed } from '../../../shared/durations.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
 import { ATTEMPT_TAG_VAR, attemptTag, stopAttempt } from './attempt-tag.ts';
 import { dyingWithWorker } from './death-signal.ts';
@@ -217,7 +217,7 @@ async function runCommand(p: ShellPayload, ctx: HandlerContext, o: Settings): Pr
   if (throttle)
     throw new RetryAfterError(
       throttle.ms,
-      `"${display(p)}" asked to wait ${formatDuration(throttle.ms)} (${throttle.why})`,
+      `"${display(p)}" asked to wait ${formatElapsed(throttle.ms)} (${throttle.why})`,
       { guessed: throttle.guessed },
     );
   const why = lastLine(stderr.tail);

@@ -10,7 +10,7 @@
  * A reading that is not available keeps its part of the gate open (the caller says so once).
  */
 import type { GateConfig } from '../../../shared/domain.ts';
-import { formatDuration } from '../../../shared/durations.ts';
+import { formatDuration, formatElapsed } from '../../../shared/durations.ts';
 import { formatBytes } from '../../../shared/sizes.ts';
 import type { MachineReading } from '../machine/readings.ts';
 
@@ -58,7 +58,7 @@ export function judgeGate(g: GateConfig, r: MachineReading, wasClosed: boolean):
     if (r.idleMs === null)
       unavailable.push('the idle time (only the tray app reads it, where the desktop tells it)');
     else if (r.idleMs < g.whenIdleMs)
-      reasons.push(`user idle ${formatDuration(r.idleMs)} < ${formatDuration(g.whenIdleMs)}`);
+      reasons.push(`user idle ${formatElapsed(r.idleMs)} < ${formatDuration(g.whenIdleMs)}`);
   }
   return { closed: reasons.length > 0, reason: reasons.length > 0 ? reasons.join(', ') : null, unavailable };
 }

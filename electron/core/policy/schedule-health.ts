@@ -8,7 +8,7 @@
  * A failure is shown without alarms set too: it is the last run's outcome.
  */
 import type { Schedule } from '../../../shared/domain.ts';
-import { formatDuration } from '../../../shared/durations.ts';
+import { formatDuration, formatElapsed } from '../../../shared/durations.ts';
 import type { ScheduleHealth } from '../../../shared/schedule-alarms.ts';
 
 export type HealthInput = Pick<
@@ -63,7 +63,7 @@ export function scheduleHealth(s: HealthInput, now: number): ScheduleHealth {
       return {
         state: 'too-fast',
         since: ended,
-        message: `${task} succeeded in ${formatDuration(took)}, under the ${formatDuration(minRuntimeMs)} expected`,
+        message: `${task} succeeded in ${formatElapsed(took)}, under the ${formatDuration(minRuntimeMs)} expected`,
       };
   }
   return OK;

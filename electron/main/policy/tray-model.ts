@@ -6,7 +6,7 @@
  * schedule's alarm, outranks a pause, because it is what in the tray asks for action.
  */
 import type { StatusCounts, Task } from '../../../shared/domain.ts';
-import { formatDuration } from '../../../shared/durations.ts';
+import { formatElapsed } from '../../../shared/durations.ts';
 import type { ScheduleAlarm } from '../../../shared/schedule-alarms.ts';
 import type { WaitReason } from '../../../shared/why-waiting.ts';
 
@@ -78,7 +78,7 @@ export function trayState(input: TrayInput): TrayState {
 function age(at: number | null, now: number): string {
   if (at === null) return '';
   const d = Math.max(0, now - at);
-  return d < 60_000 ? 'just now' : `${formatDuration(d).replace(/(\d+[a-z]+)\d.*/, '$1')} ago`;
+  return d < 60_000 ? 'just now' : `${formatElapsed(d).replace(/(\d+[a-z]+)\d.*/, '$1')} ago`;
 }
 
 function truncate(s: string, max: number): string {
@@ -108,7 +108,7 @@ export function trayView(input: TrayInput): TrayView {
   if (input.nextSchedule)
     menu.push({
       kind: 'label',
-      label: `Next: ${truncate(input.nextSchedule.name, 32)} ${input.nextSchedule.at <= input.now ? 'now' : `in ${formatDuration(input.nextSchedule.at - input.now)}`}`,
+      label: `Next: ${truncate(input.nextSchedule.name, 32)} ${input.nextSchedule.at <= input.now ? 'now' : `in ${formatElapsed(input.nextSchedule.at - input.now)}`}`,
     });
   const failures = input.recentFailures.slice(0, MAX_MENU_FAILURES);
   if (failures.length) {
