@@ -50,9 +50,10 @@ function options(p: HourChartProps, width: number, now: { current: HourChartProp
       {
         ...axis,
         values: (_u, ticks) => ticks.map((t) => `${axisNumber(t)}${p.unit}`),
-        // As wide as the longest label needs, so none is cut to its last digits.
+        // As wide as the longest label needs, so none is cut to its last digits: the tick (10 px)
+        // and the gap (5 px) come out of the size too.
         size: (_u, values) =>
-          Math.max(40, 14 + 8 * Math.max(0, ...(values ?? []).map((v) => String(v).length))),
+          Math.max(40, 20 + 8 * Math.max(0, ...(values ?? []).map((v) => String(v).length))),
       },
     ],
     series: [
