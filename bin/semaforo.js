@@ -32,6 +32,7 @@ function currentBuild() {
   } catch {
     return null;
   }
+  if (!stamp.entry.endsWith('.cjs')) return null; // an ES module build of before, for another launcher
   const entry = path.join(dir, stamp.entry);
   if (!fs.existsSync(path.join(root, 'electron', 'cli', 'main.ts'))) return entry;
   // Plain concatenation: path.join's normalising of 200 paths was 4 ms of a start.
@@ -44,17 +45,18 @@ function currentBuild() {
 }
 
 const built = currentBuild();
-let entry;
 if (built) {
-  // V8's compiled code for the bundle, kept between starts (in the OS temp folder).
-  process.getBuiltinModule('node:module').enableCompileCache?.();
-  entry = built;
+  const { buildLoader, commandKey } = await import('./cli-loader.js');
+  const loader = buildLoader(path.join(path.dirname(built), 'v8'), commandKey(process.argv.slice(2)));
+  await loader.load(built).main();
+  // What this command compiled, kept for its next start (only after a run that went well, so a
+  // mistyped first call does not leave a cache of the wrong code).
+  if (!process.exitCode) loader.saveCaches();
 } else {
   process.removeAllListeners('warning'); // Node's "type stripping is experimental" notice is not for users
-  entry = path.join(root, 'electron', 'cli', 'main.ts');
+  const { main } = await import(pathToFileURL(path.join(root, 'electron', 'cli', 'main.ts')).href);
+  await main();
 }
-const { main } = await import(pathToFileURL(entry).href);
-await main();
 // The command is over and its queue closed: all Node would still do is tear its heap down and run
 // its cleanup hooks, time every cron line pays for nothing. Exit now, unless output is still
 // buffered for a slow reader (pipes are written asynchronously on macOS): then drain and end as usual.

@@ -5,7 +5,7 @@
  * reads each chunk on its own (and looks for a package.json beside it), so each costs a start.
  *
  * Only modules reached by static imports from those roots go in, and none the entry (main.ts)
- * reaches: `--version` and `--help` still load main.js alone, and what the engine imports
+ * reaches: `--version` and `--help` still load main.cjs alone, and what the engine imports
  * lazily (zod and the payload schemas, the waiting note's views) stays in chunks of its own.
  */
 import path from 'node:path';

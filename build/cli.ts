@@ -1,7 +1,8 @@
 /**
- * Builds the `semaforo` command line into dist/cli: one ES module bundle per lazily loaded
- * command (Vite's SSR build, i.e. Rolldown), better-sqlite3 left to node_modules (a native
- * addon). Run at `npm install` and `npm ci` (the `prepare` script) and by `npm run build:cli`.
+ * Builds the `semaforo` command line into dist/cli: one CommonJS chunk per lazily loaded
+ * command (Vite's SSR build, i.e. Rolldown), which bin/cli-loader.js runs (cli-format.ts says
+ * why not ES modules), better-sqlite3 left to node_modules (a native addon). Run at
+ * `npm install` and `npm ci` (the `prepare` script) and by `npm run build:cli`.
  *
  * Next to it, dist/cli/stamp.json lists every source file that went in with its mtime;
  * bin/semaforo.js runs the bundle only while each of them still has that mtime, so an edited
@@ -19,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { build as viteBuild, Plugin } from 'vite';
 import { engineChunk } from './cli-chunks.ts';
+import { asciiComments, cliOutputFormat, realDynamicImports } from './cli-format.ts';
 import { bundledSqliteDriver } from './cli-sqlite-driver.ts';
 
 // `npm install` runs this as `prepare`; an install without devDependencies has no Vite, and then
@@ -114,7 +116,14 @@ await build({
   configFile: false,
   logLevel: 'warn',
   publicDir: false,
-  plugins: [sourcesRead(read), bundledSqliteDriver(root, outDir), builtinsWithoutFacades(), engine.plugin],
+  plugins: [
+    sourcesRead(read),
+    bundledSqliteDriver(root, outDir),
+    builtinsWithoutFacades(),
+    realDynamicImports(),
+    asciiComments(),
+    engine.plugin,
+  ],
   build: {
     ssr: entry,
     outDir,
@@ -125,8 +134,7 @@ await build({
     reportCompressedSize: false,
     rolldownOptions: {
       output: {
-        entryFileNames: '[name].js',
-        chunkFileNames: '[name]-[hash].js',
+        ...cliOutputFormat,
         codeSplitting: { groups: [engine.group] },
       },
     },
@@ -148,6 +156,7 @@ for (const [file, mtimeMs] of read) {
 }
 for (const rel of [
   'build/cli.ts',
+  'build/cli-format.ts',
   'build/cli-sqlite-driver.ts',
   'build/cli-chunks.ts',
   'package.json',
@@ -166,7 +175,7 @@ if (changed.length > 0) {
   process.exit(process.argv.includes('--if-possible') ? 0 : 1);
 }
 const stampFile = path.join(cliDir, 'stamp.json');
-fs.writeFileSync(`${stampFile}.${buildId}`, JSON.stringify({ entry: `${buildId}/main.js`, files }));
+fs.writeFileSync(`${stampFile}.${buildId}`, JSON.stringify({ entry: `${buildId}/main.cjs`, files }));
 fs.renameSync(`${stampFile}.${buildId}`, stampFile);
 // Older builds beyond the newest few go; so do the files of the layout before build folders.
 for (const old of fs

@@ -18,10 +18,14 @@ import { outputOf } from '../process-output.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-// Prints every module URL the process loads to stderr, one `loaded: URL` line each.
+// Prints every module URL the process loads to stderr, one `loaded: URL` line each: those Node
+// loads, and the build's chunks, which bin/cli-loader.js reads itself.
 const TRACE = `data:text/javascript,${encodeURIComponent(
-  "import { registerHooks } from 'node:module';" +
-    "registerHooks({ load(url, ctx, next) { process.stderr.write('loaded: ' + url + '\\n'); return next(url, ctx); } });",
+  "import { registerHooks } from 'node:module'; import fs from 'node:fs';" +
+    "registerHooks({ load(url, ctx, next) { process.stderr.write('loaded: ' + url + '\\n'); return next(url, ctx); } });" +
+    'const read = fs.readFileSync; fs.readFileSync = function (file, ...rest) {' +
+    "  if (typeof file === 'string' && file.endsWith('.cjs')) process.stderr.write('loaded: file://' + file + '\\n');" +
+    '  return read.call(this, file, ...rest); };',
 )}`;
 
 let copy: string;
@@ -69,13 +73,20 @@ describe('the launcher', () => {
       const r = await semaforo(args, true);
       expect(r.code, r.stderr).toBe(0);
       const urls = loaded(r.stderr);
-      expect(urls.some((u) => /\/dist\/cli\/b[0-9a-z]+\/main\.js$/.test(u))).toBe(true);
+      expect(urls.some((u) => /\/dist\/cli\/b[0-9a-z]+\/main\.cjs$/.test(u))).toBe(true);
       expect(urls.filter((u) => u.endsWith('.ts'))).toEqual([]);
       expect(urls.filter((u) => /zod|better-sqlite3|croner|schemas/.test(u))).toEqual([]);
       // Only the entry and its shared chunk: no command module.
       expect(urls.filter((u) => u.includes('/dist/cli/')).length).toBeLessThanOrEqual(2);
     }
     expect(fs.existsSync(path.join(copy, 'queue.db'))).toBe(false);
+    // Chunks in ASCII alone: V8 keeps a source with any other character at two bytes a character.
+    const stamp = JSON.parse(fs.readFileSync(path.join(copy, 'dist/cli/stamp.json'), 'utf8')) as {
+      entry: string;
+    };
+    const dir = path.join(copy, 'dist/cli', path.dirname(stamp.entry));
+    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.cjs')))
+      expect([f, /[\x80-\xff]/.test(fs.readFileSync(path.join(dir, f), 'latin1'))]).toEqual([f, false]);
     const v = await semaforo(['--version']);
     expect(v).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
   });
@@ -132,7 +143,7 @@ describe('the launcher', () => {
     expect(urls.filter((u) => u.endsWith('.ts'))).toEqual([]);
     // A command's chunk is its name and an 8-character hash (schedule-times-… is shared code).
     expect(
-      urls.filter((u) => /dist\/cli\/b[0-9a-z]+\/(serve|schedule|work|operate)-.{8}\.js$/.test(u)),
+      urls.filter((u) => /dist\/cli\/b[0-9a-z]+\/(serve|schedule|work|operate)-.{8}\.cjs$/.test(u)),
     ).toEqual([]);
     // A cron line's enqueue or run loads no schema library: the quick checks take its input.
     expect(urls.filter((u) => /zod|schemas/.test(u))).toEqual([]);

@@ -1,0 +1,9 @@
+// Types for bin/cli-loader.js (plain JavaScript, as the launcher is), for its tests.
+export interface BuildLoader {
+  /** The exports of the chunk at `file` (an absolute path), run once. */
+  load(file: string): unknown;
+  /** Writes the caches that were missing or refused; never throws. */
+  saveCaches(): void;
+}
+export function buildLoader(cacheDir: string, key: string): BuildLoader;
+export function commandKey(argv: readonly string[]): string;

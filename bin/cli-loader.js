@@ -1,0 +1,94 @@
+/**
+ * Runs the CLI build (dist/cli/<id>/, CommonJS chunks) with V8 code caches made after a command
+ * ran, not before: Node's own compile cache is written right after a module is compiled, so it
+ * holds only the code V8 compiles eagerly, and every function a command calls is compiled again
+ * at every start. Here each chunk is compiled as a script with the cache this command left last
+ * time (one per chunk and command: `run` and `--version` call different functions), and once the
+ * command ends well, a chunk that had no cache, or one V8 refused (another Node, another build),
+ * gets a new one holding everything compiled so far. V8 checks a cache against the source and
+ * its own version and flags, and refuses one that does not match; a cache that cannot be written
+ * (a read-only install) is only a slower start.
+ *
+ * Plain JavaScript, like bin/semaforo.js: it runs before anything is known about the build.
+ */
+const fs = process.getBuiltinModule('node:fs');
+const path = process.getBuiltinModule('node:path');
+const vm = process.getBuiltinModule('node:vm');
+const { createRequire } = process.getBuiltinModule('node:module');
+
+/**
+ * @param {string} cacheDir where the caches go (created on first write)
+ * @param {string} key the command, as far as the cache's name goes
+ */
+export function buildLoader(cacheDir, key) {
+  const modules = new Map();
+  /** Node's require, for what is not a chunk (made once: every chunk lies in the same folder) */
+  let outer;
+  /** @type {{ script: import('node:vm').Script, file: string }[]} */
+  const uncached = [];
+  const tag = `${safe(key)}.${process.version}-${process.arch}`;
+
+  function load(file) {
+    const known = modules.get(file);
+    if (known) return known.exports;
+    const module = { exports: {} };
+    modules.set(file, module);
+    const dir = path.dirname(file);
+    // Paths by concatenation, here and below: path.join normalises character by character, and
+    // enough of that gets Node's path code optimised, which pages in V8's optimising compiler
+    // into every waiting `run`.
+    const cacheFile = `${cacheDir}${path.sep}${file.slice(dir.length + 1)}.${tag}.v8`;
+    let cachedData;
+    try {
+      cachedData = fs.readFileSync(cacheFile);
+    } catch {
+      // none yet
+    }
+    const script = new vm.Script(
+      `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(file, 'utf8')}\n})`,
+      {
+        filename: file,
+        cachedData,
+        // A user's handler module is a real ES import (see build/cli-format.ts).
+        importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+      },
+    );
+    if (cachedData === undefined || script.cachedDataRejected) uncached.push({ script, file: cacheFile });
+    // The build's own chunks come through here (each once, sharing their state); anything else
+    // (a built-in, better-sqlite3's addon loader) is Node's.
+    const require = (id) =>
+      id.startsWith('./') ? load(`${dir}${path.sep}${id.slice(2)}`) : (outer ??= createRequire(file))(id);
+    script.runInThisContext().call(module.exports, module.exports, require, module, file, dir);
+    return module.exports;
+  }
+
+  /** Writes the caches that were missing or refused; each by a rename, so a reader sees a whole one. */
+  function saveCaches() {
+    for (const { script, file } of uncached.splice(0)) {
+      const temp = `${file}.${process.pid}`;
+      try {
+        fs.mkdirSync(cacheDir, { recursive: true });
+        fs.writeFileSync(temp, script.createCachedData());
+        fs.renameSync(temp, file);
+      } catch {
+        try {
+          fs.rmSync(temp, { force: true });
+        } catch {
+          // nothing was written
+        }
+      }
+    }
+  }
+
+  return { load, saveCaches };
+}
+
+/** The command named in argv, for a file name: a word, or `-` for options alone. */
+export function commandKey(argv) {
+  const word = argv.find((a) => !a.startsWith('-'));
+  return word !== undefined && /^[a-z][a-z-]{0,30}$/.test(word) ? word : '-';
+}
+
+function safe(key) {
+  return /^[a-z-]{1,31}$/.test(key) ? key : '-';
+}

@@ -1,0 +1,110 @@
+/**
+ * bin/cli-loader.js: the CLI build's chunks run as CommonJS, each loaded once, with a V8 code
+ * cache per chunk and command written after the command ran and used by the next start; a
+ * cache V8 refuses is replaced, and one that cannot be written costs nothing but speed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildLoader, commandKey } from '../../bin/cli-loader.js';
+import { tempDir } from '../helpers.ts';
+
+function writeBuild(dir: string): string {
+  fs.writeFileSync(
+    path.join(dir, 'main.cjs'),
+    [
+      'const shared = require("./shared.cjs");',
+      'const os = require("node:os");',
+      'exports.main = () => shared.count() + shared.count() + (typeof os.cpus === "function" ? 100 : 0);',
+      'exports.lazy = () => Promise.resolve().then(() => require("./lazy.cjs")).then((m) => m.value());',
+    ].join('\n'),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'shared.cjs'),
+    'let n = 0; exports.count = () => ++n; exports.where = () => __dirname;',
+  );
+  // A chunk that requires one already loading gets its exports so far, as CommonJS would.
+  fs.writeFileSync(
+    path.join(dir, 'lazy.cjs'),
+    'const shared = require("./shared.cjs"); exports.value = () => shared.count() * 10;',
+  );
+  return path.join(dir, 'main.cjs');
+}
+
+const caches = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);
+const inode = (file: string) => fs.statSync(file).ino;
+
+describe('the CLI build loader', () => {
+  it('loads each chunk once, resolves built-ins through Node, and passes CommonJS names', async () => {
+    const dir = tempDir();
+    const entry = writeBuild(dir);
+    const loader = buildLoader(path.join(dir, 'v8'), 'run');
+    const main = loader.load(entry) as { main(): number; lazy(): Promise<number> };
+    expect(main.main()).toBe(103);
+    expect(await main.lazy()).toBe(30); // the same `shared`, its count now 3
+    expect((loader.load(path.join(dir, 'shared.cjs')) as { where(): string }).where()).toBe(dir);
+  });
+
+  it('writes a cache per chunk and command after the run, and the next start uses it', async () => {
+    const dir = tempDir();
+    const entry = writeBuild(dir);
+    const cacheDir = path.join(dir, 'v8');
+    const first = buildLoader(cacheDir, 'run');
+    const main = first.load(entry) as { main(): number; lazy(): Promise<number> };
+    main.main();
+    await main.lazy();
+    expect(caches(cacheDir)).toEqual([]); // nothing before the command is over
+    first.saveCaches();
+    const tag = `run.${process.version}-${process.arch}.v8`;
+    expect(caches(cacheDir)).toEqual([`lazy.cjs.${tag}`, `main.cjs.${tag}`, `shared.cjs.${tag}`]);
+    const before = caches(cacheDir).map((f) => inode(path.join(cacheDir, f)));
+
+    // Accepted by V8: nothing to write again.
+    const second = buildLoader(cacheDir, 'run');
+    expect((second.load(entry) as { main(): number }).main()).toBe(103);
+    second.saveCaches();
+    expect(caches(cacheDir).map((f) => inode(path.join(cacheDir, f)))).toEqual(before);
+
+    // Another command keeps caches of its own.
+    const other = buildLoader(cacheDir, '-');
+    other.load(entry);
+    other.saveCaches();
+    expect(caches(cacheDir).filter((f) => f.includes('.-.'))).toEqual([
+      `main.cjs.-.${process.version}-${process.arch}.v8`,
+      `shared.cjs.-.${process.version}-${process.arch}.v8`,
+    ]);
+  });
+
+  it('replaces a cache V8 refuses (another build, a damaged file), and runs all the same', () => {
+    const dir = tempDir();
+    const entry = writeBuild(dir);
+    const cacheDir = path.join(dir, 'v8');
+    const tagged = path.join(cacheDir, `main.cjs.run.${process.version}-${process.arch}.v8`);
+    fs.mkdirSync(cacheDir);
+    fs.writeFileSync(tagged, Buffer.alloc(512, 7));
+    const loader = buildLoader(cacheDir, 'run');
+    expect((loader.load(entry) as { main(): number }).main()).toBe(103);
+    loader.saveCaches();
+    expect(fs.readFileSync(tagged).equals(Buffer.alloc(512, 7))).toBe(false);
+    expect(fs.statSync(tagged).size).toBeGreaterThan(0);
+  });
+
+  it('goes on without a cache where none can be written', () => {
+    const dir = tempDir();
+    const entry = writeBuild(dir);
+    const blocked = path.join(dir, 'v8');
+    fs.writeFileSync(blocked, 'a file where the folder would go');
+    const loader = buildLoader(blocked, 'run');
+    expect((loader.load(entry) as { main(): number }).main()).toBe(103);
+    expect(() => loader.saveCaches()).not.toThrow();
+    expect(fs.readdirSync(dir).sort()).toEqual(['lazy.cjs', 'main.cjs', 'shared.cjs', 'v8']);
+  });
+
+  it('names the cache after the command word, or `-`', () => {
+    expect(commandKey(['run', '--', 'true'])).toBe('run');
+    expect(commandKey(['--version'])).toBe('-');
+    expect(commandKey(['--db', '/tmp/q.db', 'list'])).toBe('-');
+    expect(commandKey(['group', 'set', 'x'])).toBe('group');
+    expect(commandKey(['../../etc'])).toBe('-');
+  });
+});
