@@ -5,5 +5,7 @@ export interface BuildLoader {
   /** Writes the caches that were missing or refused; never throws. */
   saveCaches(): void;
 }
+/** The name a chunk calls for a non-literal `import()` (see build/cli-format.ts). */
+export const DYNAMIC_IMPORT: string;
 export function buildLoader(cacheDir: string, key: string): BuildLoader;
 export function commandKey(argv: readonly string[]): string;

@@ -17,6 +17,15 @@ const vm = process.getBuiltinModule('node:vm');
 const { createRequire } = process.getBuiltinModule('node:module');
 
 /**
+ * What a chunk calls for an `import()` whose specifier is not a literal (a user's handler module,
+ * by its file URL; build/cli-format.ts renames it): a real ES import, made here, in a module. A
+ * script's own `import()` would need vm's main-context loader, which Node 22 calls experimental
+ * and warns about on stderr at each use.
+ */
+export const DYNAMIC_IMPORT = '__semaforoDynamicImport';
+const importModule = (specifier) => import(specifier);
+
+/**
  * @param {string} cacheDir where the caches go (created on first write)
  * @param {string} key the command, as far as the cache's name goes
  */
@@ -45,20 +54,15 @@ export function buildLoader(cacheDir, key) {
       // none yet
     }
     const script = new vm.Script(
-      `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(file, 'utf8')}\n})`,
-      {
-        filename: file,
-        cachedData,
-        // A user's handler module is a real ES import (see build/cli-format.ts).
-        importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-      },
+      `(function (exports, require, module, __filename, __dirname, ${DYNAMIC_IMPORT}) {${fs.readFileSync(file, 'utf8')}\n})`,
+      { filename: file, cachedData },
     );
     if (cachedData === undefined || script.cachedDataRejected) uncached.push({ script, file: cacheFile });
     // The build's own chunks come through here (each once, sharing their state); anything else
     // (a built-in, better-sqlite3's addon loader) is Node's.
     const require = (id) =>
       id.startsWith('./') ? load(`${dir}${path.sep}${id.slice(2)}`) : (outer ??= createRequire(file))(id);
-    script.runInThisContext().call(module.exports, module.exports, require, module, file, dir);
+    script.runInThisContext().call(module.exports, module.exports, require, module, file, dir, importModule);
     return module.exports;
   }
 

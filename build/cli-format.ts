@@ -5,13 +5,14 @@
  * serves, so each chunk is loaded once and shares its state.
  *
  * An `import()` whose specifier is not a literal (a user's handler module, by its file URL) must
- * stay a real ES import: Rolldown would turn it into a `require` of a URL. It is hidden from
- * Rolldown under another name while bundling and named `import` again in the output; the loader
- * compiles chunks with Node's default loader for such imports.
+ * stay a real ES import: Rolldown would turn it into a `require` of a URL. It is renamed to a
+ * function the loader passes each chunk, which imports from the loader's own module: kept as
+ * `import()` in a chunk, it would need vm's main-context loader, experimental in Node 22, which
+ * prints a warning at each use. The renaming is textual (the project's own sources only), so
+ * `import(` followed by anything but a quote must not appear in a string or comment there.
  */
 import type { Plugin } from 'vite';
-
-const HIDDEN = '__semaforoDynamicImport';
+import { DYNAMIC_IMPORT } from '../bin/cli-loader.js';
 
 export const cliOutputFormat = {
   format: 'cjs',
@@ -23,16 +24,15 @@ export const cliOutputFormat = {
   charset: 'ascii',
 } as const;
 
+/** `import(` not after a dot (a method of that name) and not before a quote (a chunk of ours). */
+const NON_LITERAL = /(?<![.\w$])import\((?=\s*[^'"`\s)])/;
+
 export function realDynamicImports(): Plugin {
   return {
     name: 'semaforo:real-dynamic-imports',
     transform(code, id) {
-      if (id.includes('/node_modules/') || !/\bimport\(\s*[^'"`\s)]/.test(code)) return null;
-      return { code: code.replace(/\bimport\((?=\s*[^'"`\s)])/g, `${HIDDEN}(`), map: null };
-    },
-    renderChunk(code) {
-      if (!code.includes(HIDDEN)) return null;
-      return { code: code.replaceAll(`${HIDDEN}(`, 'import('), map: null };
+      if (id.includes('/node_modules/') || !NON_LITERAL.test(code)) return null;
+      return { code: code.replace(new RegExp(NON_LITERAL, 'g'), `${DYNAMIC_IMPORT}(`), map: null };
     },
   };
 }

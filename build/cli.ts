@@ -159,6 +159,7 @@ for (const rel of [
   'build/cli-format.ts',
   'build/cli-sqlite-driver.ts',
   'build/cli-chunks.ts',
+  'bin/cli-loader.js', // names what a chunk calls for a user's module
   'package.json',
   'package-lock.json',
   'tsconfig.json',

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildLoader, commandKey } from '../../bin/cli-loader.js';
+import { pathToFileURL } from 'node:url';
+import { buildLoader, commandKey, DYNAMIC_IMPORT } from '../../bin/cli-loader.js';
 import { tempDir } from '../helpers.ts';
 
 function writeBuild(dir: string): string {
@@ -98,6 +99,17 @@ describe('the CLI build loader', () => {
     expect((loader.load(entry) as { main(): number }).main()).toBe(103);
     expect(() => loader.saveCaches()).not.toThrow();
     expect(fs.readdirSync(dir).sort()).toEqual(['lazy.cjs', 'main.cjs', 'shared.cjs', 'v8']);
+  });
+
+  it("gives a chunk a real ES import for a module by its URL (a user's handler module)", async () => {
+    const dir = tempDir();
+    const mod = pathToFileURL(path.join(dir, 'mod.mjs')).href;
+    fs.writeFileSync(path.join(dir, 'mod.mjs'), 'export const url = import.meta.url;');
+    fs.writeFileSync(path.join(dir, 'main.cjs'), `exports.load = (url) => ${DYNAMIC_IMPORT}(url);`);
+    const main = buildLoader(path.join(dir, 'v8'), 'run').load(path.join(dir, 'main.cjs')) as {
+      load(url: string): Promise<{ url: string }>;
+    };
+    expect((await main.load(mod)).url).toBe(mod);
   });
 
   it('names the cache after the command word, or `-`', () => {

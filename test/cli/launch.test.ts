@@ -154,6 +154,29 @@ describe('the launcher', () => {
     // The entry, the engine chunk (the queue, the engine, enqueue and run) and Rolldown's runtime.
     expect(loaded(r.stderr).filter((u) => u.includes('/dist/cli/')).length).toBeLessThanOrEqual(3);
   });
+
+  it("the build imports a user's handler modules (ES, TypeScript) and prints nothing else", async () => {
+    const dir = path.join(copy, 'kinds');
+    fs.mkdirSync(dir, { mode: 0o700 });
+    fs.writeFileSync(
+      path.join(dir, 'hello.mjs'),
+      "export default { kind: 'hello', description: 'says hi', run: () => 'hi' };\n",
+    );
+    fs.writeFileSync(
+      path.join(dir, 'typed.ts'),
+      "const kind: string = 'typed';\nexport default { kind, description: 'typed', run: () => 1 };\n",
+    );
+    const k = await semaforo(['--handlers', dir, 'kinds', '--json'], true);
+    expect(k.code, k.stderr).toBe(0);
+    expect(loaded(k.stderr).some((u) => /\/dist\/cli\/b[0-9a-z]+\/user-modules-.{8}\.cjs$/.test(u))).toBe(
+      true,
+    );
+    // No ExperimentalWarning (nor anything else) beside the trace's own lines.
+    expect(k.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('loaded: '))).toEqual([]);
+    const out = JSON.parse(k.stdout) as { kinds: { kind: string; source: string }[]; loadErrors: unknown[] };
+    expect(out.loadErrors).toEqual([]);
+    expect(out.kinds.map((x) => x.kind)).toEqual(expect.arrayContaining(['hello', 'typed']));
+  });
 });
 
 describe('the command table', () => {
