@@ -36,6 +36,24 @@ export function buildLoader(cacheDir, key) {
   /** @type {{ script: import('node:vm').Script, file: string }[]} */
   const uncached = [];
   const tag = `${safe(key)}.${process.version}-${process.arch}`;
+  // A code cache is code, and V8 checks little of one (its version, flags, the source's length):
+  // so caches are written 0644 in a 0755 folder whatever the umask, and none is read from, or
+  // written into, a folder or file that anyone but this user, root or the build's owner could
+  // write. (Windows has no such mode bits: there, as before.)
+  let dirTrusted;
+  let owners;
+  const trusted = (st) =>
+    process.platform === 'win32' ||
+    ((st.mode & 0o022) === 0 &&
+      (owners ??= [process.getuid(), 0, fs.statSync(path.dirname(cacheDir)).uid]).includes(st.uid));
+  /** Whether the cache folder may be used: true where it does not exist yet (it is made 0755). */
+  function cachesTrusted() {
+    if (dirTrusted === undefined) {
+      const st = fs.statSync(cacheDir, { throwIfNoEntry: false });
+      dirTrusted = st === undefined || (st.isDirectory() && trusted(st));
+    }
+    return dirTrusted;
+  }
 
   function load(file) {
     const known = modules.get(file);
@@ -49,7 +67,7 @@ export function buildLoader(cacheDir, key) {
     const cacheFile = `${cacheDir}${path.sep}${file.slice(dir.length + 1)}.${tag}.v8`;
     let cachedData;
     try {
-      cachedData = fs.readFileSync(cacheFile);
+      if (cachesTrusted() && trusted(fs.statSync(cacheFile))) cachedData = fs.readFileSync(cacheFile);
     } catch {
       // none yet
     }
@@ -70,13 +88,22 @@ export function buildLoader(cacheDir, key) {
   function saveCaches() {
     for (const { script, file } of uncached.splice(0)) {
       const temp = `${file}.${process.pid}`;
+      let made = false;
       try {
-        fs.mkdirSync(cacheDir, { recursive: true });
-        fs.writeFileSync(temp, script.createCachedData());
+        if (!cachesTrusted()) return;
+        fs.mkdirSync(cacheDir, { recursive: true, mode: 0o755 });
+        // A new file only ('wx'): never through a link or into a file someone else made.
+        const fd = fs.openSync(temp, 'wx', 0o644);
+        made = true;
+        try {
+          fs.writeFileSync(fd, script.createCachedData());
+        } finally {
+          fs.closeSync(fd);
+        }
         fs.renameSync(temp, file);
       } catch {
         try {
-          fs.rmSync(temp, { force: true });
+          if (made) fs.rmSync(temp, { force: true });
         } catch {
           // nothing was written
         }

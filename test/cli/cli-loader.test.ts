@@ -101,6 +101,68 @@ describe('the CLI build loader', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['lazy.cjs', 'main.cjs', 'shared.cjs', 'v8']);
   });
 
+  it('writes caches 0644 in a 0755 folder whatever the umask, never through a link', () => {
+    const dir = tempDir();
+    const entry = writeBuild(dir);
+    const cacheDir = path.join(dir, 'v8');
+    const was = process.umask(0);
+    try {
+      const loader = buildLoader(cacheDir, 'run');
+      loader.load(entry);
+      loader.saveCaches();
+    } finally {
+      process.umask(was);
+    }
+    expect(fs.statSync(cacheDir).mode & 0o777).toBe(0o755);
+    for (const f of caches(cacheDir))
+      expect([f, fs.statSync(path.join(cacheDir, f)).mode & 0o777]).toEqual([f, 0o644]);
+
+    // A link where this process would write its temporary file: left alone, its target untouched.
+    fs.rmSync(cacheDir, { recursive: true });
+    fs.mkdirSync(cacheDir);
+    const victim = path.join(dir, 'victim.txt');
+    fs.writeFileSync(victim, 'mine');
+    const link = path.join(cacheDir, `main.cjs.run.${process.version}-${process.arch}.v8.${process.pid}`);
+    fs.symlinkSync(victim, link);
+    const loader = buildLoader(cacheDir, 'run');
+    loader.load(entry);
+    loader.saveCaches();
+    expect(fs.readFileSync(victim, 'utf8')).toBe('mine');
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+
+  it('reads no cache from a folder or a file others can write: V8 would run what it holds', () => {
+    // V8 checks a cache against the source's length alone: one made from another source of the
+    // same length runs that source's code.
+    const theirs = tempDir();
+    fs.writeFileSync(path.join(theirs, 'main.cjs'), 'exports.who = "it";');
+    const made = buildLoader(path.join(theirs, 'v8'), 'run');
+    made.load(path.join(theirs, 'main.cjs'));
+    made.saveCaches();
+    const name = `main.cjs.run.${process.version}-${process.arch}.v8`;
+    // Each in a folder of its own: V8 keeps what it compiled by source and file name.
+    const who = (dirMode: number, fileMode: number) => {
+      const mine = tempDir();
+      fs.writeFileSync(path.join(mine, 'main.cjs'), 'exports.who = "me";');
+      const cacheDir = path.join(mine, 'v8');
+      fs.mkdirSync(cacheDir);
+      fs.copyFileSync(path.join(theirs, 'v8', name), path.join(cacheDir, name));
+      fs.chmodSync(path.join(cacheDir, name), fileMode);
+      fs.chmodSync(cacheDir, dirMode);
+      const loader = buildLoader(cacheDir, 'run');
+      const { who } = loader.load(path.join(mine, 'main.cjs')) as { who: string };
+      // Nor is anything written there.
+      fs.rmSync(path.join(cacheDir, name));
+      loader.saveCaches();
+      return [who, caches(cacheDir).length];
+    };
+    expect(who(0o755, 0o644)).toEqual(['it', 0]); // where only its owner could have put it
+    expect(who(0o777, 0o644)).toEqual(['me', 0]);
+    expect(who(0o1777, 0o644)).toEqual(['me', 0]);
+    expect(who(0o775, 0o644)).toEqual(['me', 0]);
+    expect(who(0o755, 0o666)).toEqual(['me', 1]); // the folder is its owner's: a new one goes in
+  });
+
   it("gives a chunk a real ES import for a module by its URL (a user's handler module)", async () => {
     const dir = tempDir();
     const mod = pathToFileURL(path.join(dir, 'mod.mjs')).href;
