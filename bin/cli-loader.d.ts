@@ -9,3 +9,5 @@ export interface BuildLoader {
 export const DYNAMIC_IMPORT: string;
 export function buildLoader(cacheDir: string, key: string): BuildLoader;
 export function commandKey(argv: readonly string[]): string;
+/** The file name of `file`'s code cache for command `key` (in the loader's cache folder). */
+export function cacheName(file: string, key: string): string;

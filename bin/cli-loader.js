@@ -35,7 +35,7 @@ export function buildLoader(cacheDir, key) {
   let outer;
   /** @type {{ script: import('node:vm').Script, file: string }[]} */
   const uncached = [];
-  const tag = `${safe(key)}.${process.version}-${process.arch}`;
+
   // A code cache is code, and V8 checks little of one (its version, flags, the source's length):
   // so caches are written 0644 in a 0755 folder whatever the umask, and none is read from, or
   // written into, a folder or file that anyone but this user, root or the build's owner could
@@ -64,7 +64,8 @@ export function buildLoader(cacheDir, key) {
     // Paths by concatenation, here and below: path.join normalises character by character, and
     // enough of that gets Node's path code optimised, which pages in V8's optimising compiler
     // into every waiting `run`.
-    const cacheFile = `${cacheDir}${path.sep}${file.slice(dir.length + 1)}.${tag}.v8`;
+    const source = fs.readFileSync(file, 'utf8');
+    const cacheFile = `${cacheDir}${path.sep}${cacheName(file, key)}`;
     let cachedData;
     try {
       if (cachesTrusted() && trusted(fs.statSync(cacheFile))) cachedData = fs.readFileSync(cacheFile);
@@ -72,7 +73,7 @@ export function buildLoader(cacheDir, key) {
       // none yet
     }
     const script = new vm.Script(
-      `(function (exports, require, module, __filename, __dirname, ${DYNAMIC_IMPORT}) {${fs.readFileSync(file, 'utf8')}\n})`,
+      `(function (exports, require, module, __filename, __dirname, ${DYNAMIC_IMPORT}) {${source}\n})`,
       { filename: file, cachedData },
     );
     if (cachedData === undefined || script.cachedDataRejected) uncached.push({ script, file: cacheFile });
@@ -97,6 +98,9 @@ export function buildLoader(cacheDir, key) {
         made = true;
         try {
           fs.writeFileSync(fd, script.createCachedData());
+          // On the disk before its name is: V8 does not checksum a cache, and one left half
+          // written by a power cut would crash every start until removed.
+          fs.fsyncSync(fd);
         } finally {
           fs.closeSync(fd);
         }
@@ -114,10 +118,40 @@ export function buildLoader(cacheDir, key) {
   return { load, saveCaches };
 }
 
+/**
+ * The name of `file`'s cache for command `key`. V8 checks a cache against the source's length
+ * only, so the chunk's size and mtime are in it (a chunk edited in place does not run the code it
+ * had); and it refuses one made under other flags, so they are too (a shell's NODE_OPTIONS and
+ * cron's none do not rewrite each other's caches at every call).
+ */
+export function cacheName(file, key) {
+  const { size, mtimeMs } = fs.statSync(file);
+  const base = file.slice(file.lastIndexOf(path.sep) + 1);
+  return `${base}.${size}-${Math.trunc(mtimeMs)}.${safe(key)}.${process.version}-${process.arch}${(flags ??= flagsTag())}.v8`;
+}
+let flags;
+
+/** Global options that take a value (as electron/cli/command-table.ts's VALUE_OPTIONS). */
+const VALUE_OPTIONS = new Set(['--db', '--handlers']);
+
 /** The command named in argv, for a file name: a word, or `-` for options alone. */
 export function commandKey(argv) {
-  const word = argv.find((a) => !a.startsWith('-'));
+  let word;
+  for (let i = 0; i < argv.length && word === undefined; i++) {
+    if (argv[i] === '--') break;
+    if (VALUE_OPTIONS.has(argv[i])) i++;
+    else if (!argv[i].startsWith('-')) word = argv[i];
+  }
   return word !== undefined && /^[a-z][a-z-]{0,30}$/.test(word) ? word : '-';
+}
+
+/** `` with no V8 flags given, else `-` and a hash of them (FNV-1a, base 36). */
+function flagsTag() {
+  const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.trim();
+  if (flags === '') return '';
+  let h = 0x811c9dc5;
+  for (let i = 0; i < flags.length; i++) h = Math.imul(h ^ flags.charCodeAt(i), 0x01000193);
+  return `-${(h >>> 0).toString(36)}`;
 }
 
 function safe(key) {

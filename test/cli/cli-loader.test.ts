@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pathToFileURL } from 'node:url';
-import { buildLoader, commandKey, DYNAMIC_IMPORT } from '../../bin/cli-loader.js';
+import { execFileSync } from 'node:child_process';
+import { buildLoader, cacheName, commandKey, DYNAMIC_IMPORT } from '../../bin/cli-loader.js';
 import { tempDir } from '../helpers.ts';
 
 function writeBuild(dir: string): string {
@@ -56,8 +57,9 @@ describe('the CLI build loader', () => {
     await main.lazy();
     expect(caches(cacheDir)).toEqual([]); // nothing before the command is over
     first.saveCaches();
-    const tag = `run.${process.version}-${process.arch}.v8`;
-    expect(caches(cacheDir)).toEqual([`lazy.cjs.${tag}`, `main.cjs.${tag}`, `shared.cjs.${tag}`]);
+    const named = (chunk: string, key = 'run') => cacheName(path.join(dir, chunk), key);
+    expect(caches(cacheDir)).toEqual([named('lazy.cjs'), named('main.cjs'), named('shared.cjs')]);
+    expect(named('main.cjs')).toMatch(new RegExp(`^main\\.cjs\\.\\d+-\\d+\\.run\\.${process.version}-`));
     const before = caches(cacheDir).map((f) => inode(path.join(cacheDir, f)));
 
     // Accepted by V8: nothing to write again.
@@ -71,16 +73,43 @@ describe('the CLI build loader', () => {
     other.load(entry);
     other.saveCaches();
     expect(caches(cacheDir).filter((f) => f.includes('.-.'))).toEqual([
-      `main.cjs.-.${process.version}-${process.arch}.v8`,
-      `shared.cjs.-.${process.version}-${process.arch}.v8`,
+      named('main.cjs', '-'),
+      named('shared.cjs', '-'),
     ]);
+
+    // A chunk edited in place to the same length gets a cache of its own, not the old code's.
+    const was = fs.statSync(entry).mtime;
+    fs.writeFileSync(entry, fs.readFileSync(entry, 'utf8').replace('? 100 : 0', '? 200 : 0'));
+    fs.utimesSync(entry, was, new Date(was.getTime() + 5000));
+    const edited = buildLoader(cacheDir, 'run');
+    expect((edited.load(entry) as { main(): number }).main()).toBe(203);
+  });
+
+  it('keeps one cache per set of V8 flags, so alternating flags do not rewrite each other', () => {
+    const dir = tempDir();
+    writeBuild(dir);
+    const plain = cacheName(path.join(dir, 'main.cjs'), 'run');
+    const child = (env: Record<string, string>) =>
+      execFileSync(
+        process.execPath,
+        [
+          '-e',
+          `import(${JSON.stringify(pathToFileURL(path.resolve('bin/cli-loader.js')).href)}).then((l) => process.stdout.write(l.cacheName(${JSON.stringify(path.join(dir, 'main.cjs'))}, 'run')))`,
+        ],
+        { env: { ...process.env, NODE_OPTIONS: '', ...env }, encoding: 'utf8' },
+      );
+    const none = child({});
+    const bigger = child({ NODE_OPTIONS: '--max-old-space-size=200' });
+    expect(none).not.toBe(bigger);
+    expect(child({ NODE_OPTIONS: '--max-old-space-size=200' })).toBe(bigger);
+    expect(plain.startsWith('main.cjs.')).toBe(true);
   });
 
   it('replaces a cache V8 refuses (another build, a damaged file), and runs all the same', () => {
     const dir = tempDir();
     const entry = writeBuild(dir);
     const cacheDir = path.join(dir, 'v8');
-    const tagged = path.join(cacheDir, `main.cjs.run.${process.version}-${process.arch}.v8`);
+    const tagged = path.join(cacheDir, cacheName(entry, 'run'));
     fs.mkdirSync(cacheDir);
     fs.writeFileSync(tagged, Buffer.alloc(512, 7));
     const loader = buildLoader(cacheDir, 'run');
@@ -122,7 +151,7 @@ describe('the CLI build loader', () => {
     fs.mkdirSync(cacheDir);
     const victim = path.join(dir, 'victim.txt');
     fs.writeFileSync(victim, 'mine');
-    const link = path.join(cacheDir, `main.cjs.run.${process.version}-${process.arch}.v8.${process.pid}`);
+    const link = path.join(cacheDir, `${cacheName(entry, 'run')}.${process.pid}`);
     fs.symlinkSync(victim, link);
     const loader = buildLoader(cacheDir, 'run');
     loader.load(entry);
@@ -139,14 +168,19 @@ describe('the CLI build loader', () => {
     const made = buildLoader(path.join(theirs, 'v8'), 'run');
     made.load(path.join(theirs, 'main.cjs'));
     made.saveCaches();
-    const name = `main.cjs.run.${process.version}-${process.arch}.v8`;
+
     // Each in a folder of its own: V8 keeps what it compiled by source and file name.
     const who = (dirMode: number, fileMode: number) => {
       const mine = tempDir();
       fs.writeFileSync(path.join(mine, 'main.cjs'), 'exports.who = "me";');
+      // Their cache under the name mine would have: its size and mtime are anyone's to read.
+      const name = cacheName(path.join(mine, 'main.cjs'), 'run');
       const cacheDir = path.join(mine, 'v8');
       fs.mkdirSync(cacheDir);
-      fs.copyFileSync(path.join(theirs, 'v8', name), path.join(cacheDir, name));
+      fs.copyFileSync(
+        path.join(theirs, 'v8', cacheName(path.join(theirs, 'main.cjs'), 'run')),
+        path.join(cacheDir, name),
+      );
       fs.chmodSync(path.join(cacheDir, name), fileMode);
       fs.chmodSync(cacheDir, dirMode);
       const loader = buildLoader(cacheDir, 'run');
@@ -177,7 +211,9 @@ describe('the CLI build loader', () => {
   it('names the cache after the command word, or `-`', () => {
     expect(commandKey(['run', '--', 'true'])).toBe('run');
     expect(commandKey(['--version'])).toBe('-');
-    expect(commandKey(['--db', '/tmp/q.db', 'list'])).toBe('-');
+    expect(commandKey(['--db', '/tmp/q.db', 'list'])).toBe('list');
+    expect(commandKey(['--handlers', 'hd', 'list'])).toBe('list');
+    expect(commandKey(['--', 'list'])).toBe('-');
     expect(commandKey(['group', 'set', 'x'])).toBe('group');
     expect(commandKey(['../../etc'])).toBe('-');
   });
