@@ -16,7 +16,7 @@
  */
 import { systemMonotonic } from '../clock.ts';
 import { TaskCancelledError } from '../errors.ts';
-import type { ClaimedTask, Finish } from '../store/task-store.ts';
+import type { ClaimedTask } from '../store/task-store.ts';
 import type { Task } from '../../../shared/domain.ts';
 import type { DispatchConfig } from '../engine/config.ts';
 import { DelayHolds } from './delay-holds.ts';
@@ -24,7 +24,7 @@ import { OutputWriter } from './output-writer.ts';
 import { ProgressWriter } from './progress-writer.ts';
 import { finishOf } from './finish.ts';
 import { giveBack, idleOrDeadline } from './give-back.ts';
-import { GroupCommit } from './group-commit.ts';
+import { PendingResults } from './pending-results.ts';
 import { LeaseRenewal } from './lease-renewal.ts';
 import { Reaper } from './reaper.ts';
 import {
@@ -55,10 +55,8 @@ export class Dispatcher {
   /** the kinds this worker claims: fixed once it starts, so not re-listed every tick */
   private readonly kinds: readonly string[];
   private readonly running = new Map<number, Running>();
-  private finishes: Finish[] = [];
+  private readonly results: PendingResults;
   private readonly loop: TickLoop;
-  /** null: the store's ticks wait for the disk themselves */
-  private readonly groupCommit: GroupCommit | null;
   private readonly runParts: RunParts;
   private readonly renewal: LeaseRenewal;
   private ticksStarted = 0;
@@ -67,7 +65,6 @@ export class Dispatcher {
   private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
   private readonly progress: ProgressWriter;
   private readonly output: OutputWriter;
-  private idleWaiters: (() => void)[] = [];
   private readonly gates: GateWatch;
   private readonly pauses: RunningPauses;
 
@@ -93,14 +90,12 @@ export class Dispatcher {
       () => this.tickOnce(),
       () => this.state === 'running' || this.state === 'stopping',
     );
-    const sync = this.c.groupCommit ? options.store.syncResults?.bind(options.store) : undefined;
-    this.groupCommit = sync
-      ? new GroupCommit(
-          sync,
-          (err) => this.writeFailures.failed(this.describeError(err), this.finishes.length),
-          () => this.writeFailures.succeeded(),
-        )
-      : null;
+    this.results = new PendingResults({
+      ...options,
+      syncFailed: (err) => this.writeFailures.failed(this.describeError(err), this.results.length),
+      syncSucceeded: () => this.writeFailures.succeeded(),
+      running: () => this.running.size,
+    });
     this.runParts = {
       registry: options.registry,
       workerId: options.worker.id,
@@ -166,8 +161,7 @@ export class Dispatcher {
 
   /** Resolves when nothing runs here and no finish awaits its commit. */
   whenIdle(): Promise<void> {
-    if (this.idle()) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.results.whenIdle();
   }
 
   /**
@@ -196,14 +190,7 @@ export class Dispatcher {
     }
     // Write whatever finished meanwhile (after the tick under way, if any).
     await this.loop.current;
-    if (this.finishes.length) await this.loop.tick();
-    if (this.finishes.length)
-      this.o.logger.error(
-        `stopping with ${this.finishes.length} finished result(s) that could not be written: ` +
-          'those tasks go back to the queue once this worker is gone, and run again',
-      );
-    if ((await this.groupCommit?.flush()) === false)
-      this.o.logger.error('stopping with results written but not yet synced to the disk (the sync failed)');
+    await this.results.writeLast(() => this.loop.tick(), this.o.logger);
     await this.progress.flush();
     this.state = 'stopped';
     for (const t of this.intervals) clearInterval(t);
@@ -224,7 +211,7 @@ export class Dispatcher {
     try {
       await fn();
     } catch (err) {
-      this.writeFailures.failed(this.describeError(err), this.finishes.length);
+      this.writeFailures.failed(this.describeError(err), this.results.length);
     }
   }
 
@@ -248,8 +235,7 @@ export class Dispatcher {
   private async tickOnce(): Promise<void> {
     if (this.state === 'stopped') return;
     this.ticksStarted++;
-    const finishes = this.finishes;
-    this.finishes = [];
+    const finishes = this.results.take();
     // Slots whose finish this transaction writes are free for its claims. Counted as taken, a
     // worker at its maxInFlight whose tasks all settled before one tick (same-turn timers, or
     // finishes held back while the disk was full) claimed nothing and was never woken again.
@@ -270,12 +256,12 @@ export class Dispatcher {
         reservedOnly: this.c.reservedOnly,
         kinds: this.kinds,
         gates: (g) => this.gates.judge(g),
-        deferSync: this.groupCommit !== null,
+        deferSync: this.results.deferSync,
       });
     } catch (err) {
       // Busy, disk full, read-only: keep the finishes and try again shortly, without a hot loop.
-      this.finishes = finishes.concat(this.finishes);
-      this.writeFailures.failed(this.describeError(err), this.finishes.length);
+      this.results.putBack(finishes);
+      this.writeFailures.failed(this.describeError(err), this.results.length);
       this.renewal.tickFailed();
       this.loop.wakeIn(1000);
       return;
@@ -292,13 +278,7 @@ export class Dispatcher {
       const r = this.running.get(f.taskId);
       if (r && r.settled) this.running.delete(f.taskId);
     }
-    const ended = finishes.map((f) => f.taskId);
-    if (ended.length > 0 && this.groupCommit) {
-      this.groupCommit.after(() => {
-        this.o.onChange(ended);
-        this.notifyIdle();
-      });
-    } else if (ended.length > 0) this.o.onChange(ended);
+    this.results.written(finishes, (ids) => this.o.onChange(ids));
     for (const c of out.claimed) this.startTask(c);
     if (out.claimed.length > 0) this.o.onChange(out.claimed.map((c) => c.task.id));
     // A closed gate opens with no event: read the machine again soon.
@@ -307,7 +287,7 @@ export class Dispatcher {
     if (wakeAt !== Infinity) this.scheduleWake(wakeAt);
     // A full batch means more may be ready right now.
     if (claimMax > 0 && out.claimed.length === claimMax) this.wake();
-    this.notifyIdle();
+    this.results.notifyIdle();
   }
 
   /** Wake when the wall-clock time `at` may be claimed (after any hold keeping it back). */
@@ -343,7 +323,7 @@ export class Dispatcher {
     const finish = finishOf(entry.claim, entry.output.text(), outcome, now, this.c);
     if (finish.status !== 'done' && finish.runAt !== undefined)
       this.holds.add(finish.taskId, finish.runAt, finish.runAt - now);
-    this.finishes.push(finish);
+    this.results.add(finish);
     this.wake();
   }
 
@@ -351,19 +331,7 @@ export class Dispatcher {
     entry.settled = true;
     clearTimers(entry);
     this.running.delete(entry.claim.task.id);
-    this.notifyIdle();
-  }
-
-  /** Nothing runs here, and no finish awaits its commit or its sync. */
-  private idle(): boolean {
-    return this.running.size === 0 && this.finishes.length === 0 && !this.groupCommit?.pending;
-  }
-
-  private notifyIdle(): void {
-    if (!this.idle()) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+    this.results.notifyIdle();
   }
 }
 
