@@ -94,7 +94,7 @@ export const drain: Scenario = {
             `BullMQ: one Worker, concurrency ${BULLMQ_CONCURRENCY}. ` +
             'At a global limit, Semaforo finishes and claims at most that many per tick, each tick with ' +
             'results waiting for its own fsync (no-op tasks all return in the turn they start, so each ' +
-            'commit carries the whole limit and the finish hold never waits); with the opt-in group commit (engine option ' +
+            'commit carries the whole limit); with the opt-in group commit (engine option ' +
             'groupCommit) results are told once a later sync of the -wal file is done, one sync shared ' +
             'by every tick committed while the previous one ran. plainjob has no global limit: ' +
             'the same plainjob drain, of as many tasks, in the same rounds.',
