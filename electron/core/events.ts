@@ -17,6 +17,8 @@ export class ChangeCoalescer {
   private external = false;
   private touched = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  /** at no interval: the end of this turn, not a timer (Node makes a 0 ms timer wait 1 ms) */
+  private immediate: ReturnType<typeof setImmediate> | null = null;
   private lastFlush = 0;
   private readonly listeners = new Set<ChangeListener>();
 
@@ -47,15 +49,26 @@ export class ChangeCoalescer {
   }
 
   private arm(): void {
-    if (this.timer) return;
+    if (this.timer || this.immediate) return;
     const wait = Math.max(0, this.lastFlush + this.intervalMs - Date.now());
+    if (wait === 0) {
+      this.immediate = setImmediate(() => this.flush());
+      this.immediate.unref();
+      return;
+    }
     this.timer = setTimeout(() => this.flush(), wait);
     this.timer.unref();
   }
 
-  flush(): void {
+  private disarm(): void {
     if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
     this.timer = null;
+    this.immediate = null;
+  }
+
+  flush(): void {
+    this.disarm();
     if (this.ids.size === 0 && !this.external && !this.touched) return;
     const batch: ChangeBatch = { taskIds: [...this.ids], external: this.external };
     this.ids = new Set();
@@ -66,8 +79,7 @@ export class ChangeCoalescer {
   }
 
   close(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.disarm();
     this.listeners.clear();
   }
 }
