@@ -1,6 +1,7 @@
 /** How a claimed attempt ends: each end is written as the dispatcher decided, and only by its holder. */
 import { describe, expect, it } from 'vitest';
-import { A, B, backends, claim, done, ended, finish, freshQueue, task } from './harness.ts';
+import type { GateVerdict } from '../../electron/core/store/gate-row.ts';
+import { A, B, backends, claim, done, ended, finish, freshQueue, LEASE_MS, task } from './harness.ts';
 
 describe.each(backends)('finishes on $name', (backend) => {
   it('records a success with its result, output and the end of its attempt', async () => {
@@ -171,5 +172,27 @@ describe.each(backends)('finishes on $name', (backend) => {
     expect(await store.getTask(kept.task.id)).toMatchObject({ status: 'running', leaseOwner: B.id });
     const first = (await store.getTask(moved!.task.id))!.history.find((h) => h.id === moved!.historyId);
     expect(first).toMatchObject({ outcome: 'lost' });
+  });
+
+  it('keeps the ends of a tick whose claim failed for the next tick that hands them again', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task({ name: 'x' }), task({ name: 'y' })], 0);
+    const [x, y] = await claim(store, A, 2, 10);
+    await store.enqueue([task({ name: 'next' })], 15);
+    const ends = [done(x!, '"x"'), done(y!, '"y"')];
+    const tick = (gates: () => GateVerdict) =>
+      store.tick({ now: () => 20, worker: A, leaseMs: LEASE_MS, finishes: ends, claimMax: 1, gates });
+    await expect(
+      tick(() => {
+        throw new Error('the claim failed');
+      }),
+    ).rejects.toThrow('the claim failed');
+    // The dispatcher hands the same ends again with its next tick.
+    const out = await tick(() => ({ queueClosed: false, closedGroups: new Set<string>() }));
+    expect(new Set(out.applied)).toEqual(new Set(ends));
+    expect(out.claimed.map((c) => c.task.name)).toEqual(['next']);
+    for (const c of [x!, y!])
+      expect(await store.getTask(c.task.id)).toMatchObject({ status: 'done', finishedAt: 20 });
+    expect((await store.stats(20, 0)).counts).toMatchObject({ running: 1, done: 2 });
   });
 });

@@ -21,9 +21,11 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export interface ClaimerOptions {
   worker: WorkerIdentity;
   /**
-   * Each tick's time. Called once the tick holds the write lock, so stamps from every claimer
-   * are in commit order: an ever-growing counter shared by all of them orders their claims and
-   * finishes on one timeline.
+   * Each tick's time: an ever-growing counter shared by every claimer, which orders their claims
+   * and finishes on one timeline. Called for a claim once the tick holds the write lock, so
+   * claims are stamped in commit order; ends may be stamped before (PostgreSQL commits successful
+   * ends apart, without the lock), which only ever puts an end earlier than the claims that saw
+   * its slot free.
    */
   stamp: () => number;
   seed: number;

@@ -57,9 +57,12 @@ const WINDOW_STARTS =
   'SELECT count(*) AS n, min(started_at) AS oldest FROM group_starts WHERE group_name = $1 AND started_at > $2';
 
 export interface ClaimInput {
-  now: number;
-  /** `now` on the database's clock */
-  queueNow: number;
+  /**
+   * The host's time and the same instant on the database's clock, read once (with the lock held)
+   * after the limits are read: an end committed apart from its tick (tick-apart.ts) that this
+   * claim saw is then always stamped before the claim's starts.
+   */
+  clock: () => { now: number; queueNow: number };
   worker: WorkerIdentity;
   leaseMs: number;
   claimMax: number;
@@ -124,7 +127,7 @@ export async function claimReady(
   q: Queryable,
   c: ClaimInput,
 ): Promise<{ claimed: ClaimedTask[]; nextWakeAt: number | null }> {
-  const { now, queueNow, worker } = c;
+  const { worker } = c;
   // What the plan decides with, in one round trip under the claim lock: the settings, the
   // resources and gates, the active counts, and the limits of the groups with something waiting
   // (only those can yield a candidate: the rest cost nothing per tick).
@@ -138,6 +141,7 @@ export async function claimReady(
   }>(LIMITS);
   settingsLimitsRow(settings!);
   if (!settings || settings.paused || c.claimMax <= 0) return { claimed: [], nextWakeAt: null };
+  const { now, queueNow } = c.clock();
 
   const runningByGroup = new Map<string, number>();
   let runningTotal = 0;

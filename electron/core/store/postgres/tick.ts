@@ -17,17 +17,18 @@ import type { Queryable } from './db.ts';
 import { atMs, untilMs } from './pg-clock.ts';
 import { pgText, pgTextOrNull } from './pg-text.ts';
 
-type DoneFinish = Extract<Finish, { status: 'done' }>;
+export type DoneFinish = Extract<Finish, { status: 'done' }>;
 type FailedFinish = Exclude<Finish, { status: 'done' }>;
 
 // The successful ends and their attempts' closes, in one statement: an attempt is closed only
 // where its task's end was written (this worker still held that attempt's lease). The rows are
 // locked in id order first, as a lease renewal locks them (leases.ts), so the two never deadlock.
-const FINISH_DONE = `WITH f AS (
+// `only`: a condition on no row, under which anything is written at all (tick-apart.ts).
+export const finishDoneSteps = (only: string) => `f AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
-      AS f(id, attempt, result, history_id, output)),
+      AS f(id, attempt, result, history_id, output) WHERE ${only}),
   locked AS MATERIALIZED (
-    SELECT id FROM tasks WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE),
+    SELECT id FROM tasks WHERE id = ANY($1::bigint[]) AND ${only} ORDER BY id FOR UPDATE),
   done AS (
     UPDATE tasks SET status = 'done', finished_at = $6, result = f.result, error = NULL,
       lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
@@ -37,8 +38,20 @@ const FINISH_DONE = `WITH f AS (
     RETURNING tasks.id),
   closed AS (
     UPDATE history SET ended_at = $6, outcome = 'done', error = NULL, output = f.output
-    FROM f JOIN done ON done.id = f.id WHERE history.id = f.history_id)
-  SELECT id FROM done`;
+    FROM f JOIN done ON done.id = f.id WHERE history.id = f.history_id)`;
+const FINISH_DONE = `WITH ${finishDoneSteps('true')} SELECT id FROM done`;
+
+/** FINISH_DONE's parameters $1-$7. */
+export const finishDoneParams = (finishes: readonly DoneFinish[], now: number, worker: WorkerIdentity) => [
+  finishes.map((f) => f.taskId),
+  finishes.map((f) => f.attempt),
+  finishes.map((f) => pgTextOrNull(f.result)),
+  finishes.map((f) => f.historyId),
+  finishes.map((f) => pgTextOrNull(f.output)),
+  now,
+  worker.id,
+];
+
 // A Retry-After reschedule gives its attempt back (attempts - 1) and counts itself instead.
 const FINISH_FAILED = `UPDATE tasks SET status = $1, error = $2, run_at = coalesce($3, run_at),
     finished_at = CASE WHEN $4 THEN $5::bigint END,
@@ -80,22 +93,27 @@ export async function tick(
   /** the host's offset to the database's clock, ms (pg-clock.ts) */
   clockOffset: number,
 ): Promise<TickOutput> {
-  const now = atMs(input.now()); // with the lock held: see TickInput.now
-  const queueNow = now + clockOffset;
+  // Read once, with the lock held (see TickInput.now): first by the finishes, if any.
+  let read: { now: number; queueNow: number } | undefined;
+  const clock = () => {
+    if (read) return read;
+    const now = atMs(input.now());
+    return (read = { now, queueNow: now + clockOffset });
+  };
   // Adaptive groups learn from this tick's outcomes before its claim uses what they learned.
   const adaptive = adaptiveFrom(opened);
   const finishes = await withoutGuessedWaits(q, input.finishes, adaptive);
-  const written = await applyFinishes(q, finishes, input.worker, now, clockOffset);
+  const written =
+    finishes.length === 0 ? [] : await applyFinishes(q, finishes, input.worker, clock().now, clockOffset);
   const paused = written.filter((f) => f.pausedMs);
   if (paused.length > 0)
     await q.query(SET_PAUSED, [paused.map((f) => f.historyId), paused.map((f) => Math.round(f.pausedMs!))]);
-  await learn(q, written, adaptive, Math.round(queueNow));
+  if (written.length > 0) await learn(q, written, adaptive, Math.round(clock().queueNow));
   // The caller knows its finishes by identity: the ones it gave, not the ones rewritten.
   const given = new Map(finishes.map((f, i) => [f, input.finishes[i]!]));
   const applied = finishes === input.finishes ? written : written.map((f) => given.get(f)!);
   const { claimed, nextWakeAt } = await claimReady(q, {
-    now,
-    queueNow,
+    clock,
     worker: input.worker,
     leaseMs: untilMs(input.leaseMs),
     claimMax: input.claimMax,
@@ -157,15 +175,7 @@ async function applyDone(
   clockOffset: number,
 ): Promise<Set<number>> {
   if (finishes.length === 0) return new Set();
-  const rows = await q.query<{ id: number }>(FINISH_DONE, [
-    finishes.map((f) => f.taskId),
-    finishes.map((f) => f.attempt),
-    finishes.map((f) => pgTextOrNull(f.result)),
-    finishes.map((f) => f.historyId),
-    finishes.map((f) => pgTextOrNull(f.output)),
-    now,
-    worker.id,
-  ]);
+  const rows = await q.query<{ id: number }>(FINISH_DONE, finishDoneParams(finishes, now, worker));
   const ids = new Set(rows.map((r) => r.id));
   for (const f of finishes)
     if (f.blockGroupUntil !== undefined && ids.has(f.taskId))
