@@ -19,7 +19,8 @@ export interface FilterConditions {
 /**
  * A condition on the status, written so an index serves it: one status as `=` (the planner
  * reads an index in order only for a single value); running tasks apart, since tasks_status
- * leaves them out (schema 5) and tasks_running holds them.
+ * holds the waiting ones only (schemas 5 and 6) and tasks_running holds them; ended ones are in
+ * tasks_ended.
  */
 export function statusIn(statuses: readonly string[], param: (v: unknown) => string): string {
   const rest = statuses.filter((s) => s !== 'running');
