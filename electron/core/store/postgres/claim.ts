@@ -42,7 +42,8 @@ const list = (xs: readonly string[]) => xs.map((s) => `'${s}'`).join(', ');
 const CLAIMABLE = list(TRANSITIONS.claim.from);
 
 const WAITING = list(ACTIVE_STATUSES.filter((s) => s !== 'running'));
-const LIMITS = `SELECT global_concurrency, paused,
+/** What a claim decides with (claimReady); a tick without finishes reads it as it opens. */
+export const LIMITS = `SELECT global_concurrency, paused,
     (SELECT coalesce(json_agg(json_build_array(name, capacity)), '[]') FROM resources) AS resources,
     (SELECT coalesce(json_agg(g), '[]') FROM gates g) AS gates,
     (SELECT coalesce(json_agg(c), '[]') FROM (
@@ -122,23 +123,29 @@ const TAKE = `WITH chosen AS (
 
 const attemptRow = rowChecker<{ history_id: number }>('history', { history_id: INT }, 'history_id');
 
-/** Must run inside the tick's transaction, with the queue's claim lock held. */
+type LimitsRow = {
+  global_concurrency: number;
+  paused: boolean;
+  resources: [name: string, capacity: number][];
+  gates: GateRow[];
+  counts: object[];
+  groups: object[];
+};
+
+/**
+ * Must run inside the tick's transaction, with the queue's claim lock held. `limits`: the rows
+ * of LIMITS read already in this transaction, under the lock, after its last write.
+ */
 export async function claimReady(
   q: Queryable,
   c: ClaimInput,
+  limits?: readonly object[],
 ): Promise<{ claimed: ClaimedTask[]; nextWakeAt: number | null }> {
   const { worker } = c;
   // What the plan decides with, in one round trip under the claim lock: the settings, the
   // resources and gates, the active counts, and the limits of the groups with something waiting
   // (only those can yield a candidate: the rest cost nothing per tick).
-  const [settings] = await q.query<{
-    global_concurrency: number;
-    paused: boolean;
-    resources: [name: string, capacity: number][];
-    gates: GateRow[];
-    counts: object[];
-    groups: object[];
-  }>(LIMITS);
+  const [settings] = (limits ?? (await q.query<object>(LIMITS))) as LimitsRow[];
   settingsLimitsRow(settings!);
   if (!settings || settings.paused || c.claimMax <= 0) return { claimed: [], nextWakeAt: null };
   const { now, queueNow } = c.clock();

@@ -11,7 +11,8 @@
  * quota hold to write besides, and no adaptive group in the queue (what a group learns from its
  * ends is read, changed and written under the lock, before the claim that uses it). The statement
  * checks that last one itself and then writes nothing; the tick is then one transaction, as
- * every other tick is.
+ * every other tick is. A claim with no finish left reads its limits as it takes the lock, in the
+ * same round trip.
  *
  * A connection lost during that statement leaves it unknown whether it committed: sent again, an
  * end that was written does not apply twice, and comes back as not applied (for a successful end
@@ -24,7 +25,15 @@
 import type { Finish, TickInput, TickOutput } from '../task-store.ts';
 import { pgCode, type PgDb } from './db.ts';
 import { atMs } from './pg-clock.ts';
-import { finishDoneParams, finishDoneSteps, tick, tickOpening, type DoneFinish } from './tick.ts';
+import {
+  claimAlone,
+  claimOpening,
+  finishDoneParams,
+  finishDoneSteps,
+  tick,
+  tickOpening,
+  type DoneFinish,
+} from './tick.ts';
 
 const NO_ADAPTIVE = 'NOT (SELECT adaptive FROM any_adaptive)';
 const ENDS_ALONE = `WITH any_adaptive AS MATERIALIZED (
@@ -83,10 +92,13 @@ export async function tickApart(
   if (ends !== null && input.claimMax <= 0) out = { claimed: [], applied: [], nextWakeAt: null };
   else {
     for (const f of ends ?? []) committed.add(f);
-    out = await db.tx(
-      (q, opened) => tick(q, { ...input, finishes: rest }, opened, clockOffset),
-      tickOpening(db.schema),
-    );
+    out =
+      rest.length === 0
+        ? await db.tx((q, limits) => claimAlone(q, input, limits, clockOffset), claimOpening(db.schema))
+        : await db.tx(
+            (q, opened) => tick(q, { ...input, finishes: rest }, opened, clockOffset),
+            tickOpening(db.schema),
+          );
     for (const f of ends ?? []) committed.delete(f);
   }
   const applied = [...earlier, ...(ends ?? []), ...out.applied];

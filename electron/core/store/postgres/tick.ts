@@ -12,7 +12,7 @@
 import { isFinished } from '../../policy/task-rules.ts';
 import type { Finish, TickInput, TickOutput, WorkerIdentity } from '../task-store.ts';
 import { ADAPTIVE_ROWS, adaptiveFrom, learn, withoutGuessedWaits } from './adaptive-learning.ts';
-import { claimReady } from './claim.ts';
+import { claimReady, LIMITS, type ClaimInput } from './claim.ts';
 import type { Queryable } from './db.ts';
 import { atMs, untilMs } from './pg-clock.ts';
 import { pgText, pgTextOrNull } from './pg-text.ts';
@@ -85,6 +85,27 @@ export function tickOpening(schema: string): string {
   return `SELECT pg_advisory_xact_lock(hashtextextended('${key}', 0)); ${ADAPTIVE_ROWS}`;
 }
 
+/**
+ * What a tick without finishes runs right after BEGIN instead (tick-apart.ts): the claim lock,
+ * then the limits its claim decides with, in the same round trip. No finish, so nothing to learn.
+ */
+export function claimOpening(schema: string): string {
+  const key = claimLockKey(schema).replaceAll("'", "''");
+  return `SELECT pg_advisory_xact_lock(hashtextextended('${key}', 0)); ${LIMITS}`;
+}
+
+/** Runs in a transaction opened with claimOpening(schema), whose rows are `limits`. */
+export async function claimAlone(
+  q: Queryable,
+  input: TickInput,
+  limits: readonly object[],
+  clockOffset: number,
+): Promise<TickOutput> {
+  const { claimed, nextWakeAt } = await claimReady(q, claimInput(input, clockOffset), limits);
+  if (claimed.length > 0) q.changed();
+  return { claimed, applied: [], nextWakeAt };
+}
+
 /** Runs in a transaction opened with tickOpening(schema), whose last rows are `opened`. */
 export async function tick(
   q: Queryable,
@@ -94,12 +115,7 @@ export async function tick(
   clockOffset: number,
 ): Promise<TickOutput> {
   // Read once, with the lock held (see TickInput.now): first by the finishes, if any.
-  let read: { now: number; queueNow: number } | undefined;
-  const clock = () => {
-    if (read) return read;
-    const now = atMs(input.now());
-    return (read = { now, queueNow: now + clockOffset });
-  };
+  const { clock } = claimInput(input, clockOffset);
   // Adaptive groups learn from this tick's outcomes before its claim uses what they learned.
   const adaptive = adaptiveFrom(opened);
   const finishes = await withoutGuessedWaits(q, input.finishes, adaptive);
@@ -112,17 +128,26 @@ export async function tick(
   // The caller knows its finishes by identity: the ones it gave, not the ones rewritten.
   const given = new Map(finishes.map((f, i) => [f, input.finishes[i]!]));
   const applied = finishes === input.finishes ? written : written.map((f) => given.get(f)!);
-  const { claimed, nextWakeAt } = await claimReady(q, {
-    clock,
+  const { claimed, nextWakeAt } = await claimReady(q, { ...claimInput(input, clockOffset), clock });
+  if (applied.length > 0 || claimed.length > 0) q.changed();
+  return { claimed, applied, nextWakeAt };
+}
+
+function claimInput(input: TickInput, clockOffset: number): ClaimInput {
+  let read: { now: number; queueNow: number } | undefined;
+  return {
+    clock: () => {
+      if (read) return read;
+      const now = atMs(input.now());
+      return (read = { now, queueNow: now + clockOffset });
+    },
     worker: input.worker,
     leaseMs: untilMs(input.leaseMs),
     claimMax: input.claimMax,
     reservedOnly: input.reservedOnly ?? false,
     kinds: input.kinds === undefined ? null : [...input.kinds],
     ...(input.gates && { gates: input.gates }),
-  });
-  if (applied.length > 0 || claimed.length > 0) q.changed();
-  return { claimed, applied, nextWakeAt };
+  };
 }
 
 async function applyFinishes(
