@@ -26,6 +26,7 @@ import { finishOf } from './finish.ts';
 import { giveBack, idleOrDeadline } from './give-back.ts';
 import { PendingResults } from './pending-results.ts';
 import { LeaseRenewal } from './lease-renewal.ts';
+import { Spaced } from './spaced.ts';
 import { Reaper } from './reaper.ts';
 import {
   abortRunning,
@@ -45,6 +46,9 @@ import { pausedMsOf, RunningPauses } from './pause-running.ts';
 
 export type { DispatcherOptions };
 
+/** At most one renewal per this long on other processes' changes (a cancel is seen within it). */
+const CHANGE_RENEW_GAP_MS = 200;
+
 export class Dispatcher {
   private readonly o: DispatcherOptions;
   private readonly c: DispatchConfig;
@@ -59,6 +63,8 @@ export class Dispatcher {
   private readonly loop: TickLoop;
   private readonly runParts: RunParts;
   private readonly renewal: LeaseRenewal;
+  /** renewals on other processes' changes, spaced (externalChange) */
+  private readonly changeRenewal: Spaced;
   private ticksStarted = 0;
   private intervals: ReturnType<typeof setInterval>[] = [];
   private unwatch: (() => void) | null = null;
@@ -105,6 +111,11 @@ export class Dispatcher {
       output: (entry) => this.output.note(entry),
       monotonic: mono,
     };
+    this.changeRenewal = new Spaced(
+      () => void this.guarded(() => this.renew()),
+      CHANGE_RENEW_GAP_MS,
+      () => mono.now(),
+    );
     this.renewal = new LeaseRenewal({
       ...options,
       monotonic: mono,
@@ -195,6 +206,7 @@ export class Dispatcher {
     this.state = 'stopped';
     for (const t of this.intervals) clearInterval(t);
     this.intervals = [];
+    this.changeRenewal.stop();
     this.loop.stop();
     this.progress.stop();
     this.output.stop();
@@ -218,8 +230,9 @@ export class Dispatcher {
   private externalChange(): void {
     if (this.state !== 'running' && this.state !== 'stopping') return;
     this.o.onExternalChange();
-    // Another process may have cancelled one of ours, or taken one of ours after a stall.
-    void this.guarded(() => this.renew());
+    // Another process may have cancelled one of ours, or taken one of ours after a stall. Other
+    // workers commit many times a second, and a renewal rewrites every lease this one holds.
+    this.changeRenewal.call();
     this.wake();
   }
 
