@@ -4,51 +4,21 @@
  * attempt that was running across the move is closed as before, and the list still finds every
  * status. Real PostgreSQL (test/conformance/pg-backend.ts says where, or skips).
  */
-import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LATEST_PG_SCHEMA_VERSION } from '../../electron/core/store/postgres/migrations.ts';
 import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
-import { SCHEMA_V1 } from '../../electron/core/store/postgres/schema.ts';
-import { SCHEMA_V2 } from '../../electron/core/store/postgres/schema-v2.ts';
-import { SCHEMA_V3 } from '../../electron/core/store/postgres/schema-v3.ts';
-import { SCHEMA_V4 } from '../../electron/core/store/postgres/schema-v4.ts';
-import type { TaskStore } from '../../electron/core/store/task-store.ts';
-import {
-  dropSchema,
-  freshSchemaName,
-  pgAvailable,
-  pgLocation,
-  PG_TEST_URL,
-} from '../conformance/pg-backend.ts';
+import { pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
 import { A, claim, done, finish, LEASE_MS, tasks } from '../conformance/shapes.ts';
+import { pgScratch } from './pg-old-queue.ts';
 
-const stores: TaskStore[] = [];
-const schemas: string[] = [];
-
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close();
-  for (const name of schemas.splice(0)) await dropSchema(name);
-});
-
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: PG_TEST_URL });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
+const { admin, keep, oldQueue } = pgScratch('pgv5');
 
 describe.skipIf(!pgAvailable)('PostgreSQL schema 5', () => {
   it('moves a schema 4 queue in place, and closes an attempt that ran across the move', async () => {
-    const schema = freshSchemaName('pgv5');
-    schemas.push(schema);
-    const { taskId, historyId } = await admin(async (c) => {
-      await c.query(`CREATE SCHEMA ${schema}`);
-      await c.query(`SET search_path TO ${schema}`);
-      await c.query(SCHEMA_V1 + SCHEMA_V2 + SCHEMA_V3 + SCHEMA_V4);
-      await c.query('INSERT INTO schema_version (one, version) VALUES (true, 4)');
+    const {
+      schema,
+      filled: { taskId, historyId },
+    } = await oldQueue(4, async (c) => {
       const [t] = (
         await c.query<{ id: string }>(
           `INSERT INTO tasks (kind, name, group_name, priority, payload, status, attempts, max_attempts,
@@ -68,8 +38,7 @@ describe.skipIf(!pgAvailable)('PostgreSQL schema 5', () => {
       return { taskId: Number(t!.id), historyId: Number(h!.id) };
     });
 
-    const store = await openPgStore(pgLocation(schema));
-    stores.push(store);
+    const store = keep(await openPgStore(pgLocation(schema)));
     const [meta] = await admin(
       async (c) =>
         (

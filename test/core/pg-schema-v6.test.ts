@@ -4,41 +4,13 @@
  * the list still finds every status. Real PostgreSQL (test/conformance/pg-backend.ts says where,
  * or skips).
  */
-import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
-import { SCHEMA_V1 } from '../../electron/core/store/postgres/schema.ts';
-import { SCHEMA_V2 } from '../../electron/core/store/postgres/schema-v2.ts';
-import { SCHEMA_V3 } from '../../electron/core/store/postgres/schema-v3.ts';
-import { SCHEMA_V4 } from '../../electron/core/store/postgres/schema-v4.ts';
-import { SCHEMA_V5 } from '../../electron/core/store/postgres/schema-v5.ts';
-import type { TaskStore } from '../../electron/core/store/task-store.ts';
-import {
-  dropSchema,
-  freshSchemaName,
-  pgAvailable,
-  pgLocation,
-  PG_TEST_URL,
-} from '../conformance/pg-backend.ts';
+import { pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
 import { A, claim, done, finish, LEASE_MS, tasks } from '../conformance/shapes.ts';
+import { pgScratch } from './pg-old-queue.ts';
 
-const stores: TaskStore[] = [];
-const schemas: string[] = [];
-
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close();
-  for (const name of schemas.splice(0)) await dropSchema(name);
-});
-
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: PG_TEST_URL });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
+const { admin, keep, oldQueue } = pgScratch('pgv6');
 
 const INSERT = `INSERT INTO tasks (kind, name, group_name, priority, payload, status, attempts, max_attempts,
     run_at, created_at, started_at, finished_at, lease_owner, lease_expires_at, owner_pid, owner_host)
@@ -46,13 +18,7 @@ const INSERT = `INSERT INTO tasks (kind, name, group_name, priority, payload, st
 
 describe.skipIf(!pgAvailable)('PostgreSQL schema 6', () => {
   it('moves a schema 5 queue in place; every status is still listed, a running attempt still ends', async () => {
-    const schema = freshSchemaName('pgv6');
-    schemas.push(schema);
-    const ids = await admin(async (c) => {
-      await c.query(`CREATE SCHEMA ${schema}`);
-      await c.query(`SET search_path TO ${schema}`);
-      await c.query(SCHEMA_V1 + SCHEMA_V2 + SCHEMA_V3 + SCHEMA_V4 + SCHEMA_V5);
-      await c.query('INSERT INTO schema_version (one, version) VALUES (true, 5)');
+    const { schema, filled: ids } = await oldQueue(5, async (c) => {
       const add = async (name: string, status: string, running = false) => {
         const ended = ['done', 'failed', 'cancelled'].includes(status);
         const lease = running ? [A.id, 10 + LEASE_MS, A.pid, A.host] : [null, null, null, null];
@@ -78,8 +44,7 @@ describe.skipIf(!pgAvailable)('PostgreSQL schema 6', () => {
       return out;
     });
 
-    const store = await openPgStore(pgLocation(schema));
-    stores.push(store);
+    const store = keep(await openPgStore(pgLocation(schema)));
     const [meta] = await admin(
       async (c) =>
         (
