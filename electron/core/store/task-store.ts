@@ -113,6 +113,9 @@ export interface TickInput {
    * The time to claim and stamp with, read once the write lock is held: a time read before
    * waiting for the lock can be seconds old under contention, and claims stamped out of commit
    * order let another process's sliding-window rate check miss (or prune) starts it must count.
+   * A store may call it twice: PostgreSQL stamps successful ends it commits apart, before taking
+   * the claim lock (postgres/tick-apart.ts), and reads it again under the lock for the claim; no
+   * limit reads an end's time (concurrency counts rows, rate windows count starts).
    */
   now: () => number;
   worker: WorkerIdentity;
