@@ -41,6 +41,17 @@ export function pgLocation(schema: string): string {
   return u.toString();
 }
 
+/** Runs `fn` on a client of its own as the tests' user, then closes it. */
+export async function pgAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: PG_TEST_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
 /** Drops a test queue's schema (every connection on it closed or not). */
 export async function dropSchema(schema: string): Promise<void> {
   const c = new pg.Client({ connectionString: PG_TEST_URL });

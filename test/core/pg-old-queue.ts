@@ -3,7 +3,7 @@
  * stores dropped and closed after each test, SQL run as the tests' user, and a queue made at an
  * older schema version as that version's code made it.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterEach } from 'vitest';
 import { SCHEMA_V1 } from '../../electron/core/store/postgres/schema.ts';
 import { SCHEMA_V2 } from '../../electron/core/store/postgres/schema-v2.ts';
@@ -11,7 +11,7 @@ import { SCHEMA_V3 } from '../../electron/core/store/postgres/schema-v3.ts';
 import { SCHEMA_V4 } from '../../electron/core/store/postgres/schema-v4.ts';
 import { SCHEMA_V5 } from '../../electron/core/store/postgres/schema-v5.ts';
 import type { TaskStore } from '../../electron/core/store/task-store.ts';
-import { dropSchema, freshSchemaName, PG_TEST_URL } from '../conformance/pg-backend.ts';
+import { dropSchema, freshSchemaName, pgAdmin as admin } from '../conformance/pg-backend.ts';
 
 const SCHEMAS = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
 
@@ -23,16 +23,6 @@ export function pgScratch(prefix: string) {
     for (const s of stores.splice(0)) await s.close();
     for (const name of schemas.splice(0)) await dropSchema(name);
   });
-
-  async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-    const c = new pg.Client({ connectionString: PG_TEST_URL });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
-  }
 
   return {
     admin,

@@ -18,7 +18,7 @@ import {
   freshSchemaName,
   pgAvailable,
   pgLocation,
-  PG_TEST_URL,
+  pgAdmin as admin,
 } from '../conformance/pg-backend.ts';
 import { A, B, claim, ended, LEASE_MS, task, tasks } from '../conformance/shapes.ts';
 import { waitFor } from '../helpers.ts';
@@ -41,16 +41,6 @@ async function open(schema: string, options: PgStoreOptions = {}): Promise<TaskS
   const s = await openPgStore(pgLocation(schema), options);
   stores.push(s);
   return s;
-}
-
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: PG_TEST_URL });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
 }
 
 const MINUTES_AHEAD = 5 * 60_000;

@@ -5,41 +5,42 @@ import { Spaced } from '../../electron/core/dispatch/spaced.ts';
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
+/** A Spaced of 200 ms on the (fake) wall clock, and how often it ran. */
+function spaced(): { s: Spaced; runs: () => number } {
+  let runs = 0;
+  const s = new Spaced(
+    () => runs++,
+    200,
+    () => Date.now(),
+  );
+  return { s, runs: () => runs };
+}
+
 describe('Spaced', () => {
   it('runs the first call at once, and the calls within the gap once when it is over', () => {
-    let runs = 0;
-    const s = new Spaced(
-      () => runs++,
-      200,
-      () => Date.now(),
-    );
+    const { s, runs } = spaced();
     s.call();
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
     vi.advanceTimersByTime(50);
     s.call();
     s.call();
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
     vi.advanceTimersByTime(149);
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
     vi.advanceTimersByTime(1);
-    expect(runs).toBe(2);
+    expect(runs()).toBe(2);
     vi.advanceTimersByTime(1000);
-    expect(runs).toBe(2);
+    expect(runs()).toBe(2);
     s.call();
-    expect(runs).toBe(3);
+    expect(runs()).toBe(3);
   });
 
   it('drops the run it was waiting for when stopped', () => {
-    let runs = 0;
-    const s = new Spaced(
-      () => runs++,
-      200,
-      () => Date.now(),
-    );
+    const { s, runs } = spaced();
     s.call();
     s.call();
     s.stop();
     vi.advanceTimersByTime(1000);
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
   });
 });
