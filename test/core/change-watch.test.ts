@@ -8,12 +8,29 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ChangeWatch } from '../../electron/core/store/sqlite/change-watch.ts';
+import { ChangeWatch, type ChangeWatchOptions } from '../../electron/core/store/sqlite/change-watch.ts';
 import { openSqliteStore } from '../../electron/core/store/sqlite/async-store.ts';
 import { exited, spawnReady, tempDir, waitFor } from '../helpers.ts';
 
 const COMMITTER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'committer.ts');
 const HOUR = 3_600_000;
+
+/** A watch on a fresh -wal file (poll an hour away), to which a writer has just appended frames. */
+async function watchingWal(
+  o: Pick<ChangeWatchOptions, 'dataVersion' | 'onChange' | 'nap'>,
+  body: (wal: string) => Promise<void>,
+): Promise<void> {
+  const file = path.join(tempDir(), 'q.db');
+  fs.writeFileSync(`${file}-wal`, '');
+  const w = new ChangeWatch({ file, pollMs: HOUR, notice: () => {}, ...o });
+  w.start();
+  try {
+    fs.appendFileSync(`${file}-wal`, 'frames');
+    await body(`${file}-wal`);
+  } finally {
+    w.stop();
+  }
+}
 
 describe('change watch (SQLite)', () => {
   it("wakes a listener for another process's commits, also after checkpoints truncate the -wal file", async () => {
@@ -98,6 +115,76 @@ describe('change watch (SQLite)', () => {
     } finally {
       w.stop();
     }
+  });
+
+  it('naps between the quick looks after an event, and sees a commit published meanwhile', async () => {
+    let published = false;
+    let naps = 0;
+    let napsAtChange = -1;
+    await watchingWal(
+      {
+        dataVersion: () => (published ? 1 : 0),
+        onChange: () => (napsAtChange = naps),
+        // The writer publishes its commit while this thread sleeps, on the third nap.
+        nap: () => {
+          if (++naps === 3) published = true;
+          return true;
+        },
+      },
+      async () => {
+        await waitFor(() => napsAtChange >= 0, 'the commit seen', 10_000);
+        // Seen by the look right after that nap, and no nap after it.
+        expect(napsAtChange).toBe(3);
+        await new Promise((r) => setTimeout(r, 20));
+        expect(naps).toBe(3);
+      },
+    );
+  });
+
+  it('looks at every event-loop turn instead where the thread may not sleep', async () => {
+    let published = false;
+    let tries = 0;
+    let calls = 0;
+    await watchingWal(
+      {
+        dataVersion: () => (published ? 1 : 0),
+        onChange: () => calls++,
+        nap: () => {
+          if (++tries === 2) published = true; // published by the second turn's look
+          return false;
+        },
+      },
+      async () => {
+        await waitFor(() => calls === 1, 'the commit seen', 10_000);
+        expect(tries).toBe(2);
+      },
+    );
+  });
+
+  it('spins no more after a spin that saw nothing, until a change shows (a long write elsewhere)', async () => {
+    let version = 0;
+    let naps = 0;
+    let calls = 0;
+    await watchingWal(
+      {
+        dataVersion: () => version,
+        onChange: () => calls++,
+        nap: () => (naps++, true),
+      },
+      async (wal) => {
+        // A spin runs in one turn of the event loop: once a nap is seen, it is over.
+        await waitFor(() => naps > 0, 'the first spin', 10_000);
+        const after = naps;
+        fs.appendFileSync(wal, 'more frames'); // the same long write: no new spin
+        await new Promise((r) => setTimeout(r, 50));
+        expect(naps).toBe(after);
+        version = 1; // its commit shows, to a re-check
+        await waitFor(() => calls === 1, 'the commit seen', 10_000);
+        await new Promise((r) => setTimeout(r, 10)); // out of the quiet window of that change
+        fs.appendFileSync(wal, 'next write'); // a new write after a change: spins again
+        await waitFor(() => naps > after, 'a new spin', 10_000);
+      },
+    );
   });
 
   it('keeps looking for a commit whose fsync takes longer than the quick re-checks', async () => {

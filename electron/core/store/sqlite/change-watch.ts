@@ -18,6 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { monotonicMs } from '../../clock.ts';
+import { nap } from '../../nap.ts';
 
 export interface ChangeWatchOptions {
   /** the database file, whose -wal file is watched; null (a copy in memory): poll, silently */
@@ -34,6 +35,8 @@ export interface ChangeWatchOptions {
   ownWriteAt?: () => number;
   /** the file system's type (statfs), for tests; default fs.statfsSync */
   fsType?: (dir: string) => number | null;
+  /** sleeps the thread briefly, false where it may not block; for tests, default nap.ts */
+  nap?: (ms: number) => boolean;
 }
 
 /** Delays (ms) of the re-checks after an event that showed no change yet. */
@@ -46,10 +49,12 @@ const CONFIRM_MS = [1, 1, 1, 2, 2, 4, 8, 16, 32, 64];
 const SLOW_COMMIT_MS = 3000;
 /** An event this soon (ms) after this connection's own commit is taken for that commit's. */
 const OWN_WRITE_MS = 3;
-/** How long (ms) to re-check at every event-loop turn after another process's event. */
+/** How long (ms) to keep re-checking after another process's event... */
 const SPIN_MS = 1;
 /** ...unless a change was seen this recently (ms): commits are streaming in, the next is near. */
 const SPIN_QUIET_MS = 5;
+/** The nap (ms) between those checks (on a loaded machine ~0.15 ms): a publication takes tens of µs. */
+const NAP_MS = 0.05;
 /**
  * More than BURST_CHANGES other processes' commits seen within BURST_WINDOW_MS (another process
  * draining) switch to the poll at `pollMs` for BURST_MS, then the watch again. Each commit seen
@@ -100,9 +105,11 @@ export class ChangeWatch {
   private confirm: ReturnType<typeof setTimeout> | null = null;
   private confirmStep = 0;
   private confirmSince = 0;
-  /** re-check at every event-loop turn until this monotonicMs() (SPIN_MS) */
+  /** keep re-checking (spin) until this monotonicMs() (SPIN_MS) */
   private spinUntil = 0;
   private spinning = false;
+  /** monotonicMs() when a spin last ran out without seeing the commit */
+  private spinMissedAt = -Infinity;
   private stopped = true;
   private windowAt = -Infinity;
   private windowChanges = 0;
@@ -113,8 +120,11 @@ export class ChangeWatch {
   private noticed = false;
   mode: WatchMode = 'poll';
 
+  private readonly nap: (ms: number) => boolean;
+
   constructor(options: ChangeWatchOptions) {
     this.o = options;
+    this.nap = options.nap ?? nap;
     this.wal = `${options.file ?? ''}-wal`;
   }
 
@@ -179,8 +189,8 @@ export class ChangeWatch {
       }
     }
     this.watcher.on('error', (err: Error) => this.fallBack(`watching ${this.wal} failed (${err.message})`));
-    // A commit may have landed between the last check and the new watch.
-    this.changed();
+    // A commit may have landed between the last check and the new watch (no event: no spin).
+    this.changed(false);
   }
 
   private closeWatcher(): void {
@@ -241,17 +251,20 @@ export class ChangeWatch {
   }
 
   /** An event: check now, and if nothing shows yet, again over the next few ms. */
-  private changed(): void {
+  private changed(event = true): void {
     // A re-check armed for a later step (after this process's own commit) starts over.
     if (this.confirm) clearTimeout(this.confirm);
     this.confirm = null;
     if (this.check()) return;
     const now = monotonicMs();
     // Not this process's write: another one is publishing its commit right now (usually within
-    // a fraction of a ms), so look again at every turn of the event loop for a moment. Only out
+    // a fraction of a ms), so look again every few tens of µs for a moment (spin). Only out
     // of quiet: while commits keep coming, the next event or re-check is never far.
     const quiet = now - this.changedAt > SPIN_QUIET_MS;
-    if (quiet && now - (this.o.ownWriteAt?.() ?? -Infinity) > OWN_WRITE_MS) {
+    // A spin that ran out unseen (a long write elsewhere, a slow fsync) blocked the loop for
+    // nothing, and each of that write's events would start another: none until a change shows.
+    const missed = this.spinMissedAt > this.changedAt;
+    if (event && quiet && !missed && now - (this.o.ownWriteAt?.() ?? -Infinity) > OWN_WRITE_MS) {
       this.spinUntil = now + SPIN_MS;
       if (!this.spinning) this.spin();
     }
@@ -260,11 +273,22 @@ export class ChangeWatch {
     this.armConfirm();
   }
 
+  /**
+   * Re-checks until spinUntil, napping between checks: re-checking at every event-loop turn kept
+   * this process on the CPU that the writer needed to publish its commit, and on a busy machine
+   * the watcher then saw it only at the next timer (test/bench/RESULTS.md, "napping"). Where the
+   * thread may not block, at every event-loop turn.
+   */
   private spin(): void {
     this.spinning = true;
     setImmediate(() => {
-      if (this.stopped || this.check() || monotonicMs() >= this.spinUntil) this.spinning = false;
-      else this.spin();
+      while (!this.stopped && monotonicMs() < this.spinUntil) {
+        const slept = this.nap(NAP_MS);
+        if (this.check()) break;
+        if (!slept) return this.spin(); // cannot sleep here: look again at the next turn
+      }
+      if (!this.stopped && this.spinUntil !== 0) this.spinMissedAt = monotonicMs();
+      this.spinning = false;
     });
   }
 
