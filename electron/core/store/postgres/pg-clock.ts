@@ -7,8 +7,12 @@
  * to write and judge those (claim.ts, tick.ts).
  *
  * Measured at open and again at every clock-step check (the reaper's), from the fastest of a
- * few round trips (its error is half of that one). Always applied, however small: a rate window
- * of one second is broken by hosts 900 ms apart as surely as by hosts minutes apart. One
+ * few round trips (its error is half of that one, plus the clocks' whole milliseconds). Always
+ * applied, however small: a rate window of one second is broken by hosts 900 ms apart as surely as
+ * by hosts minutes apart. A new measurement that agrees with the one in use within their errors
+ * leaves it alone: taken at each check, their jitter moved this host's idea of the database's time
+ * by a few ms, and a window judged after a move forward ended that much early (a demo's eleventh
+ * start 59,997 ms after the first, at 10 a minute). One
  * measurement serves every store of a process on one database and host clock (sharedClockOffset):
  * each measuring its own, two connections of one host judged a 100 ms rate spacing a few ms
  * apart on a loaded machine, by the jitter of their round trips alone.
@@ -17,10 +21,16 @@ import type { Queryable } from './db.ts';
 
 const SAMPLES = 3;
 
+/** An offset (ms to add to the host's time) and how far off it may be (ms). */
+export interface OffsetReading {
+  value: number;
+  error: number;
+}
+
 export async function measureClockOffset(
   db: Pick<Queryable, 'query'>,
   hostClock: () => number,
-): Promise<number> {
+): Promise<OffsetReading> {
   let best = { rtt: Infinity, offset: 0 };
   for (let i = 0; i < SAMPLES; i++) {
     const before = hostClock();
@@ -29,12 +39,23 @@ export async function measureClockOffset(
     if (after - before < best.rtt)
       best = { rtt: after - before, offset: Math.round(Number(row!.at) - (before + after) / 2) };
   }
-  return best.offset;
+  // now_ms() and the host's clock are whole milliseconds, and the offset is rounded: 2 ms more.
+  return { value: best.offset, error: best.rtt / 2 + 2 };
 }
 
 /** The offset every store of this process on one database shares; a new measurement moves it for all. */
-export interface SharedOffset {
-  value: number;
+export type SharedOffset = OffsetReading;
+
+/**
+ * Takes a new measurement into `offset`: only if the clocks really moved (the two disagree
+ * beyond their errors), or if it is much more precise (a rough first one, taken on a loaded
+ * machine, is not kept forever; the move is within the rough one's error).
+ */
+export function takeReading(offset: SharedOffset, reading: OffsetReading): void {
+  const agree = Math.abs(reading.value - offset.value) <= reading.error + offset.error;
+  if (agree && reading.error * 2 > offset.error) return;
+  offset.value = reading.value;
+  offset.error = reading.error;
 }
 
 const shared = new WeakMap<() => number, Map<string, SharedOffset>>();
@@ -49,7 +70,7 @@ export async function sharedClockOffset(
   if (byKey === undefined) shared.set(hostClock, (byKey = new Map()));
   const known = byKey.get(key);
   if (known !== undefined) return known;
-  const measured = { value: await measureClockOffset(db, hostClock) };
+  const measured = await measureClockOffset(db, hostClock);
   const first = byKey.get(key) ?? measured; // two stores opened at once: one holder
   byKey.set(key, first);
   return first;

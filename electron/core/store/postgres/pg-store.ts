@@ -13,7 +13,13 @@ import { PgListener } from './listener.ts';
 import { migratePg } from './migrations.ts';
 import { actOnMatching } from './bulk-actions.ts';
 import { cancel, purgeFinished, remove, retry, setPriority } from './operator-actions.ts';
-import { measureClockOffset, offsetWarning, sharedClockOffset, type SharedOffset } from './pg-clock.ts';
+import {
+  measureClockOffset,
+  offsetWarning,
+  sharedClockOffset,
+  takeReading,
+  type SharedOffset,
+} from './pg-clock.ts';
 import { settings, updateGroup, updateSettings } from './queue-settings.ts';
 import {
   failedByError,
@@ -122,7 +128,7 @@ class PgTaskStore implements TaskStore {
    * the step. Always resolves to null.
    */
   rebaseAfterClockStep: TaskStore['rebaseAfterClockStep'] = async () => {
-    this.offset.value = await measureClockOffset(this.db, this.hostClock);
+    takeReading(this.offset, await measureClockOffset(this.db, this.hostClock));
     return null;
   };
 
