@@ -61,6 +61,12 @@ export default defineConfig(
       ],
     },
   },
+  // bin/ is CommonJS (bin/package.json: its launcher starts faster without the ES module loader).
+  {
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   {
     files: ['shared/**'],
     rules: restrict(noNode, noElectron, noReact, noSqlite, {

@@ -10,11 +10,13 @@
  * (a read-only install) is only a slower start.
  *
  * Plain JavaScript, like bin/semaforo.js: it runs before anything is known about the build.
+ * CommonJS, like all of bin/ (bin/package.json): see bin/semaforo.js.
  */
-const fs = process.getBuiltinModule('node:fs');
-const path = process.getBuiltinModule('node:path');
-const vm = process.getBuiltinModule('node:vm');
-const { createRequire } = process.getBuiltinModule('node:module');
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const { createRequire } = require('node:module');
 
 /**
  * What a chunk calls for an `import()` whose specifier is not a literal (a user's handler module,
@@ -22,14 +24,14 @@ const { createRequire } = process.getBuiltinModule('node:module');
  * script's own `import()` would need vm's main-context loader, which Node 22 calls experimental
  * and warns about on stderr at each use.
  */
-export const DYNAMIC_IMPORT = '__semaforoDynamicImport';
+const DYNAMIC_IMPORT = '__semaforoDynamicImport';
 const importModule = (specifier) => import(specifier);
 
 /**
  * @param {string} cacheDir where the caches go (created on first write)
  * @param {string} key the command, as far as the cache's name goes
  */
-export function buildLoader(cacheDir, key) {
+function buildLoader(cacheDir, key) {
   const modules = new Map();
   /** Node's require, for what is not a chunk (made once: every chunk lies in the same folder) */
   let outer;
@@ -124,7 +126,7 @@ export function buildLoader(cacheDir, key) {
  * had); and it refuses one made under other flags, so they are too (a shell's NODE_OPTIONS and
  * cron's none do not rewrite each other's caches at every call).
  */
-export function cacheName(file, key) {
+function cacheName(file, key) {
   const { size, mtimeMs } = fs.statSync(file);
   const base = file.slice(file.lastIndexOf(path.sep) + 1);
   return `${base}.${size}-${Math.trunc(mtimeMs)}.${safe(key)}.${process.version}-${process.arch}${(flags ??= flagsTag())}.v8`;
@@ -135,7 +137,7 @@ let flags;
 const VALUE_OPTIONS = new Set(['--db', '--handlers']);
 
 /** The command named in argv, for a file name: a word, or `-` for options alone. */
-export function commandKey(argv) {
+function commandKey(argv) {
   let word;
   for (let i = 0; i < argv.length && word === undefined; i++) {
     if (argv[i] === '--') break;
@@ -157,3 +159,5 @@ function flagsTag() {
 function safe(key) {
   return /^[a-z-]{1,31}$/.test(key) ? key : '-';
 }
+
+module.exports = { DYNAMIC_IMPORT, buildLoader, cacheName, commandKey };

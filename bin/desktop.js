@@ -1,13 +1,12 @@
 #!/usr/bin/env node
 // `npm start`: launches the tray app, or says in one line why it cannot (no Electron binary).
-import { spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// CommonJS, like all of bin/ (bin/package.json).
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const electronDir = path.dirname(createRequire(import.meta.url).resolve('electron/package.json'));
+const root = path.resolve(__dirname, '..');
+const electronDir = path.dirname(require.resolve('electron/package.json'));
 
 // Where the electron package puts its binary (as its index.js computes it). Requiring the
 // package instead would start a download with its own output and stack traces.

@@ -11,12 +11,12 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.exit(1);
 }
 
-// Built-ins taken with getBuiltinModule, not `import`: an ES import of node:fs alone makes Node
-// read every export of it, which loads fs/promises, readline and the streams (~30 modules).
-const fs = process.getBuiltinModule('node:fs');
-const path = process.getBuiltinModule('node:path');
-const { fileURLToPath, pathToFileURL } = process.getBuiltinModule('node:url');
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// CommonJS (bin/package.json), not an ES module: Node's ES module loader (ten internal modules,
+// and its asynchronous steps for this file and the loader's) cost every start 3-6 ms of CPU
+// (test/bench/RESULTS.md, section 8, eighth pass).
+const fs = require('node:fs');
+const path = require('node:path');
+const root = path.resolve(__dirname, '..');
 
 /**
  * The built entry, if it is current: dist/cli/stamp.json lists each source file bundled in
@@ -44,23 +44,34 @@ function currentBuild() {
   return entry;
 }
 
-const built = currentBuild();
-if (built) {
-  const { buildLoader, commandKey } = await import('./cli-loader.js');
-  const loader = buildLoader(path.join(path.dirname(built), 'v8'), commandKey(process.argv.slice(2)));
-  await loader.load(built).main();
-  // What this command compiled, kept for its next start (only after a run that went well, so a
-  // mistyped first call does not leave a cache of the wrong code).
-  if (!process.exitCode) loader.saveCaches();
-} else {
-  process.removeAllListeners('warning'); // Node's "type stripping is experimental" notice is not for users
-  const { main } = await import(pathToFileURL(path.join(root, 'electron', 'cli', 'main.ts')).href);
-  await main();
+async function start() {
+  const built = currentBuild();
+  if (built) {
+    const { buildLoader, commandKey } = require('./cli-loader.js');
+    const loader = buildLoader(path.join(path.dirname(built), 'v8'), commandKey(process.argv.slice(2)));
+    await loader.load(built).main();
+    // What this command compiled, kept for its next start (only after a run that went well, so a
+    // mistyped first call does not leave a cache of the wrong code).
+    if (!process.exitCode) loader.saveCaches();
+  } else {
+    process.removeAllListeners('warning'); // Node's "type stripping is experimental" notice is not for users
+    const { pathToFileURL } = require('node:url');
+    const { main } = await import(pathToFileURL(path.join(root, 'electron', 'cli', 'main.ts')).href);
+    await main();
+  }
+  // The command is over and its queue closed: all Node would still do is tear its heap down and run
+  // its cleanup hooks, time every cron line pays for nothing. Exit now, unless output is still
+  // buffered for a slow reader (pipes are written asynchronously on macOS): then drain and end as usual.
+  // (After a turn, so that a write's error, such as EPIPE from a reader gone, has set its exit code.)
+  setImmediate(() => {
+    if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit();
+  });
 }
-// The command is over and its queue closed: all Node would still do is tear its heap down and run
-// its cleanup hooks, time every cron line pays for nothing. Exit now, unless output is still
-// buffered for a slow reader (pipes are written asynchronously on macOS): then drain and end as usual.
-// (After a turn, so that a write's error, such as EPIPE from a reader gone, has set its exit code.)
-setImmediate(() => {
-  if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit();
+
+// A failure ends the process as an uncaught exception would (its stack on stderr, status 1), as
+// the top-level await of the ES module did.
+start().catch((err) => {
+  process.nextTick(() => {
+    throw err;
+  });
 });
