@@ -11,3 +11,5 @@ export function buildLoader(cacheDir: string, key: string): BuildLoader;
 export function commandKey(argv: readonly string[]): string;
 /** The file name of `file`'s code cache for command `key` (in the loader's cache folder). */
 export function cacheName(file: string, key: string): string;
+/** Whether a run of `argv` writes the caches it lacked (not a command's `--help`). */
+export function leavesCaches(argv: readonly string[]): boolean;

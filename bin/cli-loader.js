@@ -147,6 +147,22 @@ function commandKey(argv) {
   return word !== undefined && /^[a-z][a-z-]{0,30}$/.test(word) ? word : '-';
 }
 
+/**
+ * Whether a run of `argv` should leave its caches: not a call for a command's help (`run --help`),
+ * which runs little of that command's code. A cache, once there and accepted, is not written
+ * again: had the first `run` of a build been `run --help`, every `run` after it would compile
+ * what it runs again at each start. (An option's value that reads `-h` only costs a cache
+ * written by a later call.) For options alone (`-`) help is that key's usual work.
+ */
+function leavesCaches(argv) {
+  if (commandKey(argv) === '-') return true;
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (arg === '-h' || arg === '--help') return false;
+  }
+  return true;
+}
+
 /** `` with no V8 flags given, else `-` and a hash of them (FNV-1a, base 36). */
 function flagsTag() {
   const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.trim();
@@ -160,4 +176,4 @@ function safe(key) {
   return /^[a-z-]{1,31}$/.test(key) ? key : '-';
 }
 
-module.exports = { DYNAMIC_IMPORT, buildLoader, cacheName, commandKey };
+module.exports = { DYNAMIC_IMPORT, buildLoader, cacheName, commandKey, leavesCaches };

@@ -47,12 +47,14 @@ function currentBuild() {
 async function start() {
   const built = currentBuild();
   if (built) {
-    const { buildLoader, commandKey } = require('./cli-loader.js');
-    const loader = buildLoader(path.join(path.dirname(built), 'v8'), commandKey(process.argv.slice(2)));
+    const { buildLoader, commandKey, leavesCaches } = require('./cli-loader.js');
+    const argv = process.argv.slice(2);
+    const loader = buildLoader(path.join(path.dirname(built), 'v8'), commandKey(argv));
     await loader.load(built).main();
-    // What this command compiled, kept for its next start (only after a run that went well, so a
-    // mistyped first call does not leave a cache of the wrong code).
-    if (!process.exitCode) loader.saveCaches();
+    // What this command compiled, kept for its next start (only after a run that went well, and
+    // not after a command's --help, so neither a mistyped first call nor a look at the help
+    // leaves a cache of the wrong code).
+    if (!process.exitCode && leavesCaches(argv)) loader.saveCaches();
   } else {
     process.removeAllListeners('warning'); // Node's "type stripping is experimental" notice is not for users
     const { pathToFileURL } = require('node:url');

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { buildLoader, cacheName, commandKey, DYNAMIC_IMPORT } from '../../bin/cli-loader.js';
+import { buildLoader, cacheName, commandKey, DYNAMIC_IMPORT, leavesCaches } from '../../bin/cli-loader.js';
 import { tempDir } from '../helpers.ts';
 
 function writeBuild(dir: string): string {
@@ -216,5 +216,15 @@ describe('the CLI build loader', () => {
     expect(commandKey(['--', 'list'])).toBe('-');
     expect(commandKey(['group', 'set', 'x'])).toBe('group');
     expect(commandKey(['../../etc'])).toBe('-');
+  });
+
+  it("leaves no cache after a command's --help, which runs little of the command", () => {
+    expect(leavesCaches(['run', '--', 'true'])).toBe(true);
+    expect(leavesCaches(['run', '--help'])).toBe(false);
+    expect(leavesCaches(['-v', 'enqueue', '-h'])).toBe(false);
+    expect(leavesCaches(['run', '--', 'grep', '-h', 'x'])).toBe(true);
+    // Options alone: help and the version are that key's work.
+    expect(leavesCaches(['--help'])).toBe(true);
+    expect(leavesCaches(['--version'])).toBe(true);
   });
 });

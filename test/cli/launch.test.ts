@@ -147,12 +147,23 @@ describe('the launcher', () => {
     ).toEqual([]);
     // A cron line's enqueue or run loads no schema library: the quick checks take its input.
     expect(urls.filter((u) => /zod|schemas/.test(u))).toEqual([]);
+    // A look at `run --help` leaves no cache for `run`: it would be used, and kept, by every run.
+    const stamp = JSON.parse(fs.readFileSync(path.join(copy, 'dist/cli/stamp.json'), 'utf8')) as {
+      entry: string;
+    };
+    const v8 = path.join(copy, 'dist/cli', path.dirname(stamp.entry), 'v8');
+    const runCaches = () => (fs.existsSync(v8) ? fs.readdirSync(v8) : []).filter((f) => f.includes('.run.'));
+    expect((await semaforo(['run', '--help'])).code).toBe(0);
+    expect(runCaches()).toEqual([]);
     const r = await semaforo(['run', '--', 'sh', '-c', 'echo ran; exit 3'], true);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('ran\n');
     expect(loaded(r.stderr).filter((u) => /zod|schemas/.test(u))).toEqual([]);
     // The entry, the engine chunk (the queue, the engine, enqueue and run) and Rolldown's runtime.
     expect(loaded(r.stderr).filter((u) => u.includes('/dist/cli/')).length).toBeLessThanOrEqual(3);
+    expect(runCaches()).toEqual([]); // nor does a run that failed
+    expect((await semaforo(['run', '--', 'true'])).code).toBe(0);
+    expect(runCaches().length).toBeGreaterThan(0);
   });
 
   it("the build imports a user's handler modules (ES, TypeScript) and prints nothing else", async () => {
