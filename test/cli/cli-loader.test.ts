@@ -47,6 +47,13 @@ describe('the CLI build loader', () => {
     expect((loader.load(path.join(dir, 'shared.cjs')) as { where(): string }).where()).toBe(dir);
   });
 
+  it('reads a chunk in UTF-8 where it is not all ASCII (the build writes ASCII)', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'text.cjs'), 'exports.text = "semáforo \u{1f6a6}"; // ¿qué?');
+    const text = buildLoader(path.join(dir, 'v8'), 'run').load(path.join(dir, 'text.cjs'));
+    expect((text as { text: string }).text).toBe('semáforo \u{1f6a6}');
+  });
+
   it('writes a cache per chunk and command after the run, and the next start uses it', async () => {
     const dir = tempDir();
     const entry = writeBuild(dir);
