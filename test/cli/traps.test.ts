@@ -256,4 +256,17 @@ describe('user handler modules', { timeout: 120_000 }, () => {
     expect(bad.stdout).toMatch(/^hello +\(yours\) CommonJS kind$/m);
     expect(bad.code).toBe(1);
   });
+
+  it('names the line and column of a syntax error in a .js ES module outside a module package', async () => {
+    const db = freshDb();
+    const dir = path.join(path.dirname(db), 'kinds');
+    fs.mkdirSync(dir);
+    // No package.json: Node's own `--check` takes this file for CommonJS and passes it.
+    fs.writeFileSync(path.join(dir, 'broken.js'), "export default {\n  kind: 'b',\n  run: () => 1 +;\n};\n");
+    const bad = await cli(['--handlers', dir, 'kinds'], { db });
+    expect(bad.stdout).toMatch(
+      /could not load \S*broken\.js: syntax error at line 3, column 17: Unexpected token/,
+    );
+    expect(bad.code).toBe(1);
+  });
 });
