@@ -82,6 +82,16 @@ describe('semaforo gate', () => {
     expect(json<GateConfig>(off)).toMatchObject({ whenIdleMs: null, pauseRunning: false });
   });
 
+  it("keeps another group's closed gate out of a `run`'s stderr (cron would mail it)", async () => {
+    const db = freshDb();
+    expect((await cli(['gate', 'set', 'backups', '--min-free-memory', '100000g'], { db })).code).toBe(0);
+    const run = await cli(['run', '--', 'echo', 'ran'], { db });
+    expect(run).toMatchObject({ code: 0, stdout: 'ran\n', stderr: '' });
+    // Still there for whoever asks for the dispatcher's log.
+    const verbose = await cli(['--verbose', 'run', '--', 'true'], { db });
+    expect(verbose.stderr).toContain('the gate of group backups closed: available memory');
+  });
+
   it('refuses bad values in one line naming the option', async () => {
     const db = freshDb();
     const bad = await cli(['gate', 'set', 'backups', '--min-free-memory', 'lots'], { db });

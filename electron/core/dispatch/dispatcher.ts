@@ -76,7 +76,11 @@ export class Dispatcher {
 
   constructor(options: DispatcherOptions) {
     this.kinds = options.registry.kinds();
-    this.gates = new GateWatch(options.readMachine, (m) => options.logger.warn(m));
+    // A `run` claims only its own task and its waiting line names a gate that holds it; the
+    // gates of other groups are no news to its caller (cron mails every line on stderr).
+    this.gates = new GateWatch(options.readMachine, (m) =>
+      options.config.reservedOnly ? options.logger.info(m) : options.logger.warn(m),
+    );
     this.o = options;
     this.c = options.config;
     const mono = options.monotonic ?? systemMonotonic;
