@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import type { JsonValue } from '../../shared/domain.ts';
 import { durationProblem, parseDuration } from '../../shared/durations.ts';
 import { ValidationError } from '../../shared/errors.ts';
-import { LIMITS } from '../../shared/limits.ts';
+import { commandLabel } from '../core/policy/default-name.ts';
 
 export interface TaskOptions {
   kind?: string;
@@ -129,17 +129,6 @@ function payloadOf(text: string | undefined): Record<string, JsonValue> {
   return v as Record<string, JsonValue>;
 }
 
-/**
- * The default name of a shell task: its command line, cut to the name limit. Cut on a character
- * boundary and with any lone surrogate replaced: the name is only a label, and half an emoji
- * would otherwise be refused as "--name: …" when the user gave no --name at all.
- */
-function labelOf(command: readonly string[]): string {
-  const text = command.join(' ').replace(/\p{Cs}/gu, '\uFFFD');
-  const cut = text.slice(0, LIMITS.nameLength);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
-}
-
 /** Builds a task spec from the options and the words after `--` (a shell command). */
 export function taskSpecFrom(opts: TaskOptions, command: readonly string[], forcedKind?: string): unknown {
   const kind = forcedKind ?? opts.kind ?? (command.length > 0 ? 'shell' : undefined);
@@ -160,7 +149,7 @@ export function taskSpecFrom(opts: TaskOptions, command: readonly string[], forc
   }
   const spec: Record<string, unknown> = { kind, payload };
   if (opts.name !== undefined) spec.name = opts.name;
-  else if (command.length > 0) spec.name = labelOf(command);
+  else if (command.length > 0) spec.name = commandLabel(command);
   if (opts.group !== undefined) spec.group = opts.group;
   const put = (key: string, value: unknown) => {
     if (value !== undefined) spec[key] = value;

@@ -103,6 +103,18 @@ describe('semaforo CLI, driven as a separate process', { timeout: 120_000 }, () 
     expect(json<Task[]>(await cli(['--json', 'list'], { db }))).toHaveLength(3);
   });
 
+  it('names a shell task by its command line, from --stdin as from the words after --', async () => {
+    const db = freshDb();
+    const specs = [
+      { kind: 'shell', payload: { command: 'rsync', args: ['-a', 'src/', 'dst/'] } },
+      { kind: 'shell', payload: { command: 'du -sh * | sort -h', shell: true } },
+      { kind: 'sleep', payload: { ms: 0 } },
+    ];
+    const stdin = specs.map((s) => JSON.stringify(s)).join('\n');
+    const tasks = json<Task[]>(await cli(['--json', 'enqueue', '--stdin'], { db, stdin }));
+    expect(tasks.map((t) => t.name)).toEqual(['rsync -a src/ dst/', 'du -sh * | sort -h', 'sleep']);
+  });
+
   it('lists with filters, shows one task, and reports a missing one with exit 1', async () => {
     const db = freshDb();
     await cli([...sleep0, '--group', 'a', '--name', 'first'], { db });
