@@ -36,7 +36,13 @@ describe('semaforo schedule', { timeout: 120_000 }, () => {
       overlap: 'skip',
       missed: 'skip',
       enabled: true,
-      task: { kind: 'shell', name: null, group: 'backup', payload: { command: 'echo', args: ['backed up'] } },
+      task: {
+        kind: 'shell',
+        name: null,
+        group: 'backup',
+        // the folder it was added in, as `enqueue` records: `./job.sh` means the same script later
+        payload: { command: 'echo', args: ['backed up'], cwd: process.cwd() },
+      },
     });
     expect(added.upcoming).toHaveLength(5);
 

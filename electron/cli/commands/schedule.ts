@@ -22,6 +22,7 @@ import {
   wholeNumber,
   type OptionNames,
   type TaskOptions,
+  withCallerCwd,
 } from '../task-options.ts';
 
 interface RecurrenceOptions {
@@ -185,7 +186,8 @@ log of \`semaforo work\` and \`serve\`, and as notifications in the tray app.`,
         RecurrenceOptions &
         AlarmOptions & { missed: string; overlap: string; paused?: boolean },
     ) => {
-      const task = taskSpecFrom(opts, command) as Record<string, unknown>;
+      // As with enqueue: `-- ./report.sh` means this folder's script, not the worker's folder's.
+      const task = withCallerCwd(taskSpecFrom(opts, command)) as Record<string, unknown>;
       // Its tasks are named after the schedule unless --name says otherwise.
       if (opts.name === undefined) delete task.name;
       const spec = {
