@@ -123,7 +123,14 @@ to the queue file. Install the launcher first: semaforo install-cli`,
       fs.writeFileSync(opts.plan, JSON.stringify(plan, null, 2) + '\n');
     if (!opts.apply) {
       ctx.print(cmd, { plan, diff: diff(text, after), crontab: after, schedules: specs }, () =>
-        report(plan, diff(text, after), launcherMissing, opts.plan),
+        report(
+          plan,
+          diff(text, after),
+          launcherMissing,
+          opts.plan !== undefined
+            ? `plan written to ${opts.plan}; edit it, then: semaforo adopt --apply --plan ${opts.plan}`
+            : 'dry run: nothing changed (--apply does it, --plan FILE writes a plan to edit)',
+        ),
       );
       return;
     }
@@ -161,11 +168,12 @@ to the queue file. Install the launcher first: semaforo install-cli`,
       throw err;
     }
     ctx.print(cmd, { applied: true, record, groups: createdGroups, schedules: created }, () =>
-      [
-        report(plan, diff(text, after), false, undefined),
-        '',
+      report(
+        plan,
+        diff(text, after),
+        false,
         `applied; the crontab as it was is kept in ${path.dirname(record)}; undo: semaforo adopt --undo`,
-      ].join('\n'),
+      ),
     );
   });
 }
@@ -180,7 +188,8 @@ function readPlan(file: string): Plan {
   return parsePlan(json);
 }
 
-function report(plan: Plan, changes: string, launcherMissing: boolean, planFile: string | undefined): string {
+/** The plan in words, then `ending`: what was done with it (a dry run, a plan written, applied). */
+function report(plan: Plan, changes: string, launcherMissing: boolean, ending: string): string {
   const out: string[] = [changes ? `Crontab changes:\n${changes}` : 'No crontab line would change.'];
   if (plan.groups.length)
     out.push(
@@ -201,9 +210,7 @@ function report(plan: Plan, changes: string, launcherMissing: boolean, planFile:
   if (plan.notes.length) out.push('', 'Environment lines:', ...plan.notes.map((n) => `  ${n}`));
   if (launcherMissing)
     out.push('', `${plan.launcher} does not exist yet: run \`semaforo install-cli\` before --apply`);
-  if (planFile)
-    out.push('', `plan written to ${planFile}; edit it, then: semaforo adopt --apply --plan ${planFile}`);
-  else out.push('', 'dry run: nothing changed (--apply does it, --plan FILE writes a plan to edit)');
+  out.push('', ending);
   return out.join('\n');
 }
 

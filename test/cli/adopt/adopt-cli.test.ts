@@ -48,6 +48,11 @@ describe('adopt on a file', () => {
 
     const applied = await cli(['adopt', '--file', file, '--launcher', launcher, '--apply'], { db });
     expect(applied.code, applied.stderr).toBe(0);
+    // what was done, not the dry run's "nothing changed" above it
+    expect(applied.stdout).not.toContain('dry run');
+    expect(applied.stdout).toMatch(
+      /\napplied; the crontab as it was is kept in \S+; undo: semaforo adopt --undo\n$/,
+    );
     const now = fs.readFileSync(file, 'utf8').split('\n');
     // the queue named here (SEMAFORO_DB) is named on each line: cron's environment has none
     expect(now[2]).toContain(`${launcher} --db ${db} run -q --group example.com --name curl --`);
@@ -81,6 +86,7 @@ describe('adopt on a file', () => {
 
     const applied = await cli(['adopt', '--apply', '--plan', planFile], { db });
     expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).not.toContain('dry run');
     const schedules = json<Schedule[]>(await cli(['--json', 'schedule', 'list'], { db }));
     expect(schedules.map((s) => [s.name, s.cron]).sort()).toEqual([
       ['curl', '*/5 * * * *'],
