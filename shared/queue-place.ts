@@ -30,3 +30,7 @@ export function describeQueue(info: QueueInfo, home?: string): string {
   const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
   return `PostgreSQL ${user}${u.host}${u.pathname}${schema ? ` (schema ${schema})` : ''}`;
 }
+
+/** Why a PostgreSQL queue has no durability setting of its own (SQLite's setting). */
+export const PG_DURABILITY =
+  "this queue is on PostgreSQL, where a commit waits as the server's synchronous_commit says";

@@ -83,6 +83,21 @@ describe.skipIf(!pgAvailable)('semaforo on a PostgreSQL queue', { timeout: 120_0
     expect(await exited(child)).toBe(0);
   });
 
+  it('says that durability is a SQLite setting, and refuses to set it here', async () => {
+    const shown = await cli(['--db', DB, 'settings']);
+    expect(shown.stdout).toMatch(
+      /^durability +SQLite queues only; this queue is on PostgreSQL, where a commit/m,
+    );
+    // `results`, the default, is taken (one setup script for both stores); `full` is refused by
+    // the store, so the HTTP API and the dashboard refuse it too.
+    expect((await cli(['--db', DB, 'settings', '--durability', 'results'])).code).toBe(0);
+    const set = await cli(['--db', DB, 'settings', '--durability', 'full']);
+    expect(set.code).toBe(2);
+    expect(set.stderr).toBe(
+      "semaforo: --durability: applies to SQLite queues only; this queue is on PostgreSQL, where a commit waits as the server's synchronous_commit says\n",
+    );
+  });
+
   it('says where the queue is without its password, and opens nothing to say it', async () => {
     const url = DB.replace('//postgres@', '//postgres:hunter2@');
     const r = await cli(['--json', '--db', url, 'where']);

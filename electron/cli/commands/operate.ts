@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { formatDuration } from '../../../shared/durations.ts';
 import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
+import { backendOf, PG_DURABILITY } from '../../../shared/queue-place.ts';
 import {
   durationSchema,
   groupNameSchema,
@@ -197,6 +198,9 @@ export function settingsCommand(ctx: CliContext): Command {
       webhook?: string;
       durability?: string;
     }) => {
+      // The PostgreSQL store never reads it (as the dashboard's Settings screen says; it
+      // refuses `full`, for every face).
+      const onPostgres = backendOf(ctx.dbPath(cmd)) === 'postgres';
       const engine = await ctx.engine(cmd);
       const update: Record<string, unknown> = {};
       const c = limitOption('--concurrency', opts.concurrency);
@@ -232,7 +236,7 @@ export function settingsCommand(ctx: CliContext): Command {
           `retention           ${s.retentionDays ? formatDuration(s.retentionDays * 86_400_000) : 'keep forever'}`,
           `notifications       ${s.notifications.enabled ? `on, ${s.notifications.groups ? `groups ${s.notifications.groups.join(', ')}` : 'every group'}` : 'off'}`,
           `failure webhook     ${s.failureWebhook ?? 'none'}`,
-          `durability          ${s.durability === 'full' ? 'full: every commit waits for the disk' : 'results: results wait for the disk, enqueues do not'}`,
+          `durability          ${onPostgres ? `SQLite queues only; ${PG_DURABILITY}` : s.durability === 'full' ? 'full: every commit waits for the disk' : 'results: results wait for the disk, enqueues do not'}`,
         ].join('\n'),
       );
     },

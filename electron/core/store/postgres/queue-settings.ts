@@ -1,5 +1,7 @@
 /** The queue's settings and each group's limits, as the operator sets them (PostgreSQL). */
 import type { GroupInfo, QueueSettings } from '../../../../shared/domain.ts';
+import { ValidationError } from '../../../../shared/errors.ts';
+import { PG_DURABILITY } from '../../../../shared/queue-place.ts';
 import { DEFAULT_RATE_CAP } from '../../policy/adaptive-limit.ts';
 import { burstAfter } from '../../policy/rate-limit.ts';
 import { LEARNED_COLUMNS, type LearningRow, type LimitPoint } from '../adaptive-row.ts';
@@ -152,6 +154,12 @@ function settingsChanges(u: SettingsUpdate): [column: string, value: unknown][] 
 
 /** Writes the settings named, keeps the others; the settings after it, read in the same transaction. */
 export async function updateSettings(db: Db, update: SettingsUpdate): Promise<QueueSettings> {
+  // Never read here: `full` would promise what it does not do; `results`, the default, is kept
+  // so that one setup script serves both stores.
+  if (update.durability === 'full')
+    throw new ValidationError([
+      { path: 'durability', message: `applies to SQLite queues only; ${PG_DURABILITY}` },
+    ]);
   const changes = settingsChanges(update);
   if (changes.length === 0) return settings(db);
   return db.tx(async (q) => {
