@@ -16,3 +16,8 @@ export function stderrLogger(verbose = false): Logger {
 }
 
 export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** The same logger with its warnings demoted to info (shown only when asked for). */
+export function warningsAsInfo(l: Logger): Logger {
+  return { info: (m) => l.info(m), warn: (m) => l.info(m), error: (m) => l.error(m) };
+}

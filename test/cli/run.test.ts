@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Task, TaskWithHistory } from '../../shared/domain.ts';
-import { exited, spawnNode, tempDir } from '../helpers.ts';
+import { exited, spawnNode, tempDir, waitFor } from '../helpers.ts';
 import { BIN, cli, cliOnTty, freshDb, json } from './cli-helpers.ts';
 
 /** A command that records when it ran, says hello on stdout, and exits with `code`. */
@@ -128,6 +128,33 @@ describe('semaforo run', () => {
     await cli(['resume'], { db });
     expect(await exited(child)).toBe(0);
     expect(stdout).toContain('ran');
+  });
+
+  it("cancels a killed run's waiting task without a word on another run's stderr", async () => {
+    const db = freshDb();
+    const env = { SEMAFORO_HOME: path.dirname(db) };
+    await cli(['group', 'set', 'one', '--concurrency', '1'], { db });
+    // null until the run has enqueued it
+    const statusOf = async (id: number) => {
+      const r = await cli(['--json', 'show', String(id)], { db });
+      return r.code === 0 ? json<Task>(r).status : null;
+    };
+    const first = spawnNode([BIN, '--db', db, 'run', '-q', '-g', 'one', '--', 'sleep', '60'], env);
+    let firstErr = '';
+    first.stderr!.on('data', (c: Buffer) => (firstErr += c.toString()));
+    await waitFor(async () => (await statusOf(1)) === 'running', 'the first run started');
+    const second = spawnNode([BIN, '--db', db, 'run', '-q', '-g', 'one', '--', 'true'], env);
+    await waitFor(
+      async () => json<Task[]>(await cli(['--json', 'list'], { db })).length === 2,
+      'the second run queued its task',
+    );
+    second.kill('SIGKILL');
+    await exited(second);
+    // Only the first run's dispatcher is there to notice the dead one.
+    await waitFor(async () => (await statusOf(2)) === 'cancelled', "the dead run's task cancelled");
+    expect((await cli(['cancel', '1'], { db })).code).toBe(0);
+    expect(await exited(first)).toBe(130);
+    expect(firstErr).toBe('semaforo: cancelled\n');
   });
 
   it('refuses a run without a command', async () => {

@@ -41,6 +41,7 @@ import {
 import { TickLoop } from './tick-loop.ts';
 import { WriteFailures } from './write-failures.ts';
 import type { DispatcherOptions } from './options.ts';
+import { warningsAsInfo } from '../logger.ts';
 import { GATE_SAMPLE_MS, GateWatch } from './gate-watch.ts';
 import { pausedMsOf, RunningPauses } from './pause-running.ts';
 
@@ -76,11 +77,9 @@ export class Dispatcher {
 
   constructor(options: DispatcherOptions) {
     this.kinds = options.registry.kinds();
-    // A `run` claims only its own task and its waiting line names a gate that holds it; the
-    // gates of other groups are no news to its caller (cron mails every line on stderr).
-    this.gates = new GateWatch(options.readMachine, (m) =>
-      options.config.reservedOnly ? options.logger.info(m) : options.logger.warn(m),
-    );
+    // A `run`'s gate and reaper chores are no news to its caller (cron mails stderr): --verbose.
+    const chores = options.config.reservedOnly ? warningsAsInfo(options.logger) : options.logger;
+    this.gates = new GateWatch(options.readMachine, (m) => chores.warn(m));
     this.o = options;
     this.c = options.config;
     const mono = options.monotonic ?? systemMonotonic;
@@ -134,6 +133,7 @@ export class Dispatcher {
     });
     this.reaper = new Reaper({
       ...options,
+      logger: chores,
       monotonic: mono,
       leaseMs: this.c.leaseMs,
       dueNow: () => this.dueNow(),
