@@ -25,7 +25,7 @@ function binaryPath() {
 const fail = (why) => {
   process.stderr.write(
     `semaforo: Electron's binary is not installed here (${why}); ` +
-      'run `npx install-electron --no` with internet for the tray app, or use the dashboard in a browser: npx semaforo serve\n',
+      'run `npx install-electron` with internet for the tray app, or use the dashboard in a browser: npx semaforo serve\n',
   );
   process.exit(1);
 };

@@ -21,7 +21,7 @@ const hasElectron = binary !== null && fs.existsSync(binary);
 const mainJs = path.join(root, 'dist/app/electron/main/main.js');
 if (!hasElectron)
   process.stdout.write(
-    'skipped: no Electron binary (the electron package downloads it on first use: `npx install-electron --no`)\n',
+    'skipped: no Electron binary (the electron package downloads it on first use: `npx install-electron`)\n',
   );
 
 describe.skipIf(hasElectron)('npm start without an Electron binary', () => {
@@ -33,6 +33,8 @@ describe.skipIf(hasElectron)('npm start without an Electron binary', () => {
     expect(await exited(child)).toBe(1);
     expect(err.trim().split('\n')).toHaveLength(1);
     expect(err).toMatch(/Electron's binary is not installed.*npx semaforo serve/);
+    // npx passes what follows the command to it: install.js reads no flag.
+    expect(err).toContain('run `npx install-electron` with internet');
   });
 });
 
