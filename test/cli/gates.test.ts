@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import type { GateConfig } from '../../shared/domain.ts';
+import fs from 'node:fs';
 import path from 'node:path';
 import { exited, spawnNode, waitFor } from '../helpers.ts';
 import { BIN, cli, freshDb, json } from './cli-helpers.ts';
@@ -91,6 +92,36 @@ describe('semaforo gate', () => {
     const verbose = await cli(['--verbose', 'run', '--', 'true'], { db });
     expect(verbose.stderr).toContain('the gate of group backups closed: available memory');
   });
+
+  it("says on a `run`'s stderr when its own command is paused by its gate, and continued", async () => {
+    const db = freshDb();
+    const go = path.join(path.dirname(db), 'go');
+    await cli(['gate', 'set', 'g', '--min-free-memory', '1m', '--pause-running'], { db });
+    const run = spawnNode([
+      BIN,
+      '--db',
+      db,
+      'run',
+      '-g',
+      'g',
+      '--',
+      'sh',
+      '-c',
+      `echo started; until [ -e ${go} ]; do sleep 0.05; done`,
+    ]);
+    workers.push(run);
+    let out = '';
+    let err = '';
+    run.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    run.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    await waitFor(() => out.includes('started'), 'the command started', 20_000);
+    await cli(['gate', 'set', 'g', '--min-free-memory', '100000g'], { db });
+    await waitFor(() => /task \d+ paused: its machine gate closed/.test(err), 'the pause said', 20_000);
+    await cli(['gate', 'set', 'g', '--min-free-memory', '1m'], { db });
+    await waitFor(() => /task \d+ continued after/.test(err), 'the continue said', 20_000);
+    fs.writeFileSync(go, '');
+    expect(await exited(run)).toBe(0);
+  }, 60_000);
 
   it('refuses bad values in one line naming the option', async () => {
     const db = freshDb();

@@ -85,6 +85,7 @@ export class Dispatcher {
     const mono = options.monotonic ?? systemMonotonic;
     this.pauses = new RunningPauses({
       ...options,
+      ownCommand: options.config.reservedOnly,
       monotonic: mono,
       judge: (g) => this.gates.judge(g),
       entries: () => this.running.values(),

@@ -27,6 +27,11 @@ export interface PauseParts {
   entries: () => Iterable<Running>;
   /** a gate opened: claim again */
   wake: () => void;
+  /**
+   * A `run`: the tasks running here are its caller's own command, whose stop must be said
+   * (its other gate news is info there), not left as a silent freeze.
+   */
+  ownCommand?: boolean;
 }
 
 /** Stops a running shell task's process group, and its timeout with it. */
@@ -77,15 +82,15 @@ export class RunningPauses {
       const pausing = new Set(gates.filter((g) => g.pauseRunning).map((g) => scopeOf(g.group)));
       const now = this.p.monotonic.now();
       if (this.stopping) return;
+      const say = (m: string) => (this.p.ownCommand ? this.p.logger.warn(m) : this.p.logger.info(m));
       for (const e of shells) {
         const group = e.claim.task.group;
         const held =
           (verdict.queueClosed && pausing.has('')) || (verdict.closedGroups.has(group) && pausing.has(group));
-        if (held && pause(e, now))
-          this.p.logger.info(`task ${e.claim.task.id} paused: its machine gate closed`);
+        if (held && pause(e, now)) say(`task ${e.claim.task.id} paused: its machine gate closed`);
         else if (!held && e.pausedAt !== null) {
           const ms = continueTask(e, now);
-          this.p.logger.info(`task ${e.claim.task.id} continued after ${formatElapsed(ms)} paused`);
+          say(`task ${e.claim.task.id} continued after ${formatElapsed(ms)} paused`);
         }
       }
       const closed = (verdict.queueClosed ? 1 : 0) + verdict.closedGroups.size;
