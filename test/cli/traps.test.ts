@@ -269,4 +269,19 @@ describe('user handler modules', { timeout: 120_000 }, () => {
     );
     expect(bad.code).toBe(1);
   });
+
+  it("names no spot of its own for a CommonJS module's SyntaxError thrown while it runs", async () => {
+    const db = freshDb();
+    const dir = path.join(path.dirname(db), 'kinds');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'config.json'), '{bad');
+    // `package` is a fine name in CommonJS, and a syntax error in an ES module.
+    fs.writeFileSync(
+      path.join(dir, 'h.js'),
+      "const fs = require('fs');\nconst package = JSON.parse(fs.readFileSync(__dirname + '/config.json', 'utf8'));\nmodule.exports = { kind: 'h', run: () => package };\n",
+    );
+    const bad = await cli(['--handlers', dir, 'kinds'], { db });
+    expect(bad.stdout).toMatch(/could not load \S*h\.js: syntax error: Expected property name/);
+    expect(bad.code).toBe(1);
+  });
 });

@@ -21,7 +21,12 @@ export function describeSyntaxError(err: unknown, file: string): string | null {
   if (!(err instanceof SyntaxError)) return null;
   let spot = spotIn(err.stack ?? '');
   if (!spot) spot = spotIn(nodeCheck(['--check', file]));
-  if (!spot && file.endsWith('.js')) spot = spotIn(nodeCheck(['--check', '--input-type=module'], file));
+  if (!spot && file.endsWith('.js')) {
+    // Only if it is the same error: a CommonJS module whose SyntaxError came from running (a
+    // JSON.parse) may hold what an ES module may not (`package` as a name), somewhere else.
+    const esm = nodeCheck(['--check', '--input-type=module'], file);
+    if (esm.includes(`SyntaxError: ${err.message}`)) spot = spotIn(esm);
+  }
   const where = spot ? ` at line ${spot.line}, column ${spot.column}` : '';
   return `syntax error${where}: ${err.message}`;
 }
