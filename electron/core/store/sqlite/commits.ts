@@ -40,6 +40,8 @@ export class Commits {
   }
   /** monotonicMs() when the last write here ended (its -wal events are this process's own) */
   lastWriteAt = -Infinity;
+  /** called after each outermost write here ends (a worker's checkpoints: worker-checkpoints.ts) */
+  afterWrite: () => void = () => {};
   private readonly transaction: Transaction<(body: () => unknown) => unknown>;
 
   constructor(
@@ -72,6 +74,7 @@ export class Commits {
       return this.transaction.immediate(body) as R;
     } finally {
       this.lastWriteAt = this.clock();
+      if (!this.db.inTransaction) this.afterWrite();
     }
   }
 
@@ -82,6 +85,7 @@ export class Commits {
       return body();
     } finally {
       this.lastWriteAt = this.clock();
+      if (!this.db.inTransaction) this.afterWrite();
     }
   }
 

@@ -18,11 +18,11 @@ export interface OpenOptions {
 export const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
 
 /**
- * Commits that pass this many -wal pages checkpoint them into the database file (two fsyncs and
- * the pages copied, inside the committing call). A worker's connection does it at SQLite's 1,000
- * (workerCheckpoints); any other (an enqueuing script, a CLI command, a screen) only at twice
- * that, the size the -wal file is trimmed to anyway: with a worker running, the worker's next
- * commit gets there first and the enqueue calls never carry a checkpoint.
+ * Once this many -wal pages wait, they are checkpointed into the database file (two fsyncs and the
+ * pages copied). A worker's connection does it at SQLite's 1,000, after its ticks rather than in a
+ * commit (worker-checkpoints.ts); any other (an enqueuing script, a CLI command, a screen) in the
+ * commit that passes twice that, the size the -wal file is trimmed to anyway: with a worker
+ * running, the worker gets there first and the enqueue calls never carry a checkpoint.
  */
 export const WORKER_CHECKPOINT_PAGES = 1000;
 const OTHER_CHECKPOINT_PAGES = WAL_SIZE_LIMIT / 4096;

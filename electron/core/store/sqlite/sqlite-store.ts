@@ -39,6 +39,7 @@ import { Inbox } from './inbox.ts';
 import { TaskInserter } from './insert-tasks.ts';
 import { Leases } from './leases.ts';
 import { openDatabase, WORKER_CHECKPOINT_PAGES, type OpenOptions } from './open.ts';
+import { WorkerCheckpoints } from './worker-checkpoints.ts';
 import { QueueSettingsStore } from './queue-settings.ts';
 import { Reads } from './reads.ts';
 import { GateStore } from './gates.ts';
@@ -69,7 +70,7 @@ export class SqliteTaskStore implements SyncTaskStore {
   private readonly resources: ResourceStore;
   private readonly gates: GateStore;
   private readonly dataVersionStmt: Database.Statement;
-  private ticked = false;
+  private readonly checkpoints: WorkerCheckpoints;
 
   constructor(file: string, options: StoreOptions = {}) {
     this.db = openDatabase(file, options);
@@ -82,6 +83,8 @@ export class SqliteTaskStore implements SyncTaskStore {
     this.enqueuer = new Enqueue(this.db, inbox, this.commits);
     this.ticks = new Tick(this.db, this.commits);
     this.leases = new Leases(this.db, this.commits, intake);
+    this.checkpoints = new WorkerCheckpoints(this.db, WORKER_CHECKPOINT_PAGES);
+    this.commits.afterWrite = () => this.checkpoints.afterWrite();
     this.actions = new TaskActions(this.db, this.commits);
     this.queue = new QueueSettingsStore(this.db, this.commits);
     this.resources = new ResourceStore(this.db, this.commits);
@@ -102,12 +105,10 @@ export class SqliteTaskStore implements SyncTaskStore {
   }
 
   tick(input: TickInput): TickOutput {
-    if (!this.ticked) {
-      this.ticked = true;
-      // A worker's connection: checkpoints are its job from now on (see open.ts).
-      this.db.pragma(`wal_autocheckpoint = ${WORKER_CHECKPOINT_PAGES}`);
-    }
-    return this.ticks.tick(input);
+    const out = this.ticks.tick(input);
+    // A worker's connection: checkpoints are its job from now on, after its writes (see open.ts).
+    this.checkpoints.afterTick();
+    return out;
   }
 
   renewLeases(
