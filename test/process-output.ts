@@ -18,6 +18,9 @@ export function outputOf(child: ChildProcess, stdin?: string): Promise<ProcessOu
     child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A child may exit before it reads its input (a refusal, a `--help`): the write then fails
+    // with EPIPE, which is no error of the test's; the exit code and output tell what happened.
+    child.stdin?.on('error', () => {});
     if (stdin !== undefined) child.stdin?.end(stdin);
   });
 }
