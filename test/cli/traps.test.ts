@@ -237,18 +237,27 @@ describe('a name that matches nothing', { timeout: 120_000 }, () => {
   });
 });
 
+/** An ES module with a syntax error at line 3, column 17. */
+const BROKEN_ESM = "export default {\n  kind: 'b',\n  run: () => 1 +;\n};\n";
+
+/** A fresh queue and a folder of handler modules holding `files` (name -> text). */
+function kindsFolder(files: Record<string, string>): { db: string; dir: string } {
+  const db = freshDb();
+  const dir = path.join(path.dirname(db), 'kinds');
+  fs.mkdirSync(dir);
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return { db, dir };
+}
+
 describe('user handler modules', { timeout: 120_000 }, () => {
   it('load from .cjs too; a syntax error names its line and column, and kinds then exits 1', async () => {
-    const db = freshDb();
-    const dir = path.join(path.dirname(db), 'kinds');
-    fs.mkdirSync(dir);
-    fs.writeFileSync(
-      path.join(dir, 'hello.cjs'),
-      "module.exports = { kind: 'hello', description: 'CommonJS kind', run: async () => 'hi' };\n",
-    );
+    const { db, dir } = kindsFolder({
+      'hello.cjs':
+        "module.exports = { kind: 'hello', description: 'CommonJS kind', run: async () => 'hi' };\n",
+    });
     const good = await cli(['--json', '--handlers', dir, 'kinds'], { db });
     expect(json<{ kinds: { kind: string }[] }>(good).kinds.map((k) => k.kind)).toContain('hello');
-    fs.writeFileSync(path.join(dir, 'broken.mjs'), "export default {\n  kind: 'b',\n  run: () => 1 +;\n};\n");
+    fs.writeFileSync(path.join(dir, 'broken.mjs'), BROKEN_ESM);
     const bad = await cli(['--handlers', dir, 'kinds'], { db });
     expect(bad.stdout).toMatch(
       /could not load \S*broken\.mjs: syntax error at line 3, column \d+: Unexpected token/,
@@ -258,11 +267,8 @@ describe('user handler modules', { timeout: 120_000 }, () => {
   });
 
   it('names the line and column of a syntax error in a .js ES module outside a module package', async () => {
-    const db = freshDb();
-    const dir = path.join(path.dirname(db), 'kinds');
-    fs.mkdirSync(dir);
     // No package.json: Node's own `--check` takes this file for CommonJS and passes it.
-    fs.writeFileSync(path.join(dir, 'broken.js'), "export default {\n  kind: 'b',\n  run: () => 1 +;\n};\n");
+    const { db, dir } = kindsFolder({ 'broken.js': BROKEN_ESM });
     const bad = await cli(['--handlers', dir, 'kinds'], { db });
     expect(bad.stdout).toMatch(
       /could not load \S*broken\.js: syntax error at line 3, column 17: Unexpected token/,
@@ -271,15 +277,12 @@ describe('user handler modules', { timeout: 120_000 }, () => {
   });
 
   it("names no spot of its own for a CommonJS module's SyntaxError thrown while it runs", async () => {
-    const db = freshDb();
-    const dir = path.join(path.dirname(db), 'kinds');
-    fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, 'config.json'), '{bad');
     // `package` is a fine name in CommonJS, and a syntax error in an ES module.
-    fs.writeFileSync(
-      path.join(dir, 'h.js'),
-      "const fs = require('fs');\nconst package = JSON.parse(fs.readFileSync(__dirname + '/config.json', 'utf8'));\nmodule.exports = { kind: 'h', run: () => package };\n",
-    );
+    const { db, dir } = kindsFolder({
+      'config.json': '{bad',
+      'h.js':
+        "const fs = require('fs');\nconst package = JSON.parse(fs.readFileSync(__dirname + '/config.json', 'utf8'));\nmodule.exports = { kind: 'h', run: () => package };\n",
+    });
     const bad = await cli(['--handlers', dir, 'kinds'], { db });
     expect(bad.stdout).toMatch(/could not load \S*h\.js: syntax error: Expected property name/);
     expect(bad.code).toBe(1);
