@@ -70,7 +70,7 @@ export class WorkerCheckpoints {
       const s = this.state.get();
       if (s !== undefined && s.log - s.checkpointed >= this.pages) this.db.pragma('wal_checkpoint(PASSIVE)');
     } catch {
-      // As an autocheckpoint's failure: the pages stay in the -wal, and the next tick tries again.
+      // As an autocheckpoint's failure: the pages stay in the -wal, and the next write tries again.
     }
   }
 }
