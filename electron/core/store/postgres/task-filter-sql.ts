@@ -46,10 +46,12 @@ export async function filterConditions(
     const c = await searchCollation(db);
     const p = param(likeAnywhere(f.search));
     const like = (col: string) => `lower(${col}${c}) LIKE lower(${p}${c}) ESCAPE '\\'`;
-    // search-scope.ts: the name, error, payload, any attempt's output, or the id.
+    // search-scope.ts: the name, error, payload, any attempt's output, or the id. The attempts as
+    // one hashed set: an EXISTS per task, inside the OR, was costed so high that it ran with JIT
+    // (a count over 100,000 tasks 151-473 ms, against 38 ms so).
     out.search =
       `(${like('name')} OR ${like('error')} OR ${like('payload')} OR id = ${param(searchedId(f.search) ?? -1)}` +
-      ` OR EXISTS (SELECT 1 FROM history h WHERE h.task_id = tasks.id AND (${like('h.output')} OR ${like('h.error')})))`;
+      ` OR id IN (SELECT task_id FROM history WHERE ${like('output')} OR ${like('error')}))`;
   }
   return out;
 }

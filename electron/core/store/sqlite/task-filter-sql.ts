@@ -30,11 +30,13 @@ export function filterSql(f: Omit<TaskFilter, 'cause'>): FilterSql {
     params.push(f.schedule);
   }
   if (f.search) {
-    // 100,000 tasks with 10,000 attempts' output: about 50 ms a page.
+    // The attempts matched as one set (history read once), not by a lookup per task: a page and
+    // its total over 100,000 tasks took 50 ms with the lookups, 27 ms so (no output kept; with
+    // 19 MB of output in 9,375 attempts, ~107 ms either way: the LIKE over it).
     const like = (col: string) => `${col} LIKE ? ESCAPE '\\'`;
     where.push(
-      `(${like('name')} OR ${like('error')} OR ${like('payload')} OR id = ? OR EXISTS ` +
-        `(SELECT 1 FROM history h WHERE h.task_id = t.id AND (${like('h.output')} OR ${like('h.error')})))`,
+      `(${like('name')} OR ${like('error')} OR ${like('payload')} OR id = ? OR id IN ` +
+        `(SELECT task_id FROM history WHERE ${like('output')} OR ${like('error')}))`,
     );
     const pattern = likeAnywhere(f.search);
     params.push(pattern, pattern, pattern, searchedId(f.search) ?? -1, pattern, pattern);
