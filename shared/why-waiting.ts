@@ -169,6 +169,19 @@ export function whyWaiting(task: Task, ctx: WaitContext): WaitReason | null {
   };
 }
 
+/**
+ * The reason as a sentence that says "waiting" once (`run`'s note): a gate's or a resource's
+ * reason starts with the word already.
+ */
+export function waitingSentence(message: string): string {
+  return /^waiting\b/.test(message) ? message : `waiting: ${message}`;
+}
+
+/** The reason after a face's own "waiting" label (`show`'s line), without the word again. */
+export function afterWaiting(message: string): string {
+  return message.replace(/^waiting(?::\s*|\s+)/, '');
+}
+
 function firstLine(text: string): string {
   const line = text.split('\n', 1)[0]!.trim();
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;

@@ -42,7 +42,7 @@ describe('semaforo gate', () => {
     );
     const show = await cli(['show', String(task.id)], { db });
     expect(show.stdout).toMatch(
-      /waiting: available memory .* < 100000 GiB \(the queue's machine gate, on this machine\)/,
+      /^ {2}waiting {4}available memory .* < 100000 GiB \(the queue's machine gate, on this machine\)$/m,
     );
     expect((await cli(['gate', 'list'], { db })).stdout).toMatch(
       /\(queue\) +≥ 100000 GiB available +closed: /,

@@ -99,7 +99,8 @@ describe('semaforo resource', () => {
     const task = json<Task>(enq);
     expect(task.uses).toEqual([{ resource: 'gpu', weight: 2 }]);
     const show = await cli(['show', String(task.id)], { db });
-    expect(show.stdout).toContain('waiting for gpu: no such resource');
+    // "waiting" said once: the label, then the reason after it
+    expect(show.stdout).toMatch(/^ {2}waiting {4}for gpu: no such resource \(semaforo resource set gpu/m);
     expect(show.stdout).toMatch(/uses +gpu:2/);
     await cli(['resource', 'set', 'gpu', '--capacity', '1'], { db });
     expect((await cli(['show', String(task.id)], { db })).stdout).toContain('needs 2 but its capacity is 1');

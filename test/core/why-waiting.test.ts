@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GroupInfo, Stats, Task } from '../../shared/domain.ts';
-import { whyWaiting, type WaitContext } from '../../shared/why-waiting.ts';
+import { afterWaiting, waitingSentence, whyWaiting, type WaitContext } from '../../shared/why-waiting.ts';
 
 const NOW = Date.parse('2026-12-04T14:32:00Z');
 const none = { pending: 0, running: 0, retrying: 0, done: 0, failed: 0, cancelled: 0 };
@@ -136,6 +136,26 @@ describe('why a task waits', () => {
       expect(why!.short.length, code).toBeLessThanOrEqual(24);
       if (until === undefined) expect(why!.until, code).toBeUndefined();
     }
+  });
+
+  it('says "waiting" once, whether or not a reason starts with it', () => {
+    const gate = whyWaiting(task(), {
+      ...ctx(),
+      closedGates: [{ group: 'vendor', reason: 'load 1.9 per core > 0.8' }],
+    })!.message;
+    expect(gate).toBe("waiting: load 1.9 per core > 0.8 (group vendor's machine gate, on this machine)");
+    // after show's "waiting" label
+    expect(afterWaiting(gate)).toBe("load 1.9 per core > 0.8 (group vendor's machine gate, on this machine)");
+    expect(afterWaiting('waiting for gpu: no such resource')).toBe('for gpu: no such resource');
+    expect(afterWaiting('group vendor is full (1 of 1 running)')).toBe(
+      'group vendor is full (1 of 1 running)',
+    );
+    // as run's sentence
+    expect(waitingSentence(gate)).toBe(gate);
+    expect(waitingSentence('waiting for gpu: no such resource')).toBe('waiting for gpu: no such resource');
+    expect(waitingSentence('the queue is paused (semaforo resume)')).toBe(
+      'waiting: the queue is paused (semaforo resume)',
+    );
   });
 
   it("does not count a run's own reservation as a reason for that run", () => {

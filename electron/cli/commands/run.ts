@@ -134,7 +134,7 @@ function finished(engine: Engine, id: number): Promise<Task> {
 
 /** Loaded only for this note, a second into a wait: a run with a free slot never needs it. */
 async function waitingWhy(engine: Engine, t: Task): Promise<string> {
-  const [{ closedGates }, { whyWaiting }] = await Promise.all([
+  const [{ closedGates }, { whyWaiting, waitingSentence }] = await Promise.all([
     import('../../core/machine/gate-view.ts'),
     import('../../../shared/why-waiting.ts'),
   ]);
@@ -145,9 +145,7 @@ async function waitingWhy(engine: Engine, t: Task): Promise<string> {
     now: Date.now(),
     holder: t.reservedFor ?? undefined,
   });
-  const message = why?.message ?? 'starting';
-  // a gate's or a resource's reason already starts with "waiting"
-  return /^waiting\b/.test(message) ? message : `waiting: ${message}`;
+  return waitingSentence(why?.message ?? 'starting');
 }
 
 function exitCodeOf(

@@ -14,7 +14,7 @@ import type { CliContext } from '../context.ts';
 import { statsText, taskDetail, taskTable } from '../format.ts';
 import { namingOptions, wholeNumber, type OptionNames } from '../task-options.ts';
 import { handlersDir, kindsKnownWithoutImport, loadKinds } from '../kinds.ts';
-import { whyWaiting } from '../../../shared/why-waiting.ts';
+import { afterWaiting, whyWaiting } from '../../../shared/why-waiting.ts';
 
 function statusList(text: string | undefined): TaskStatus[] | undefined {
   if (text === undefined) return undefined;
@@ -130,7 +130,7 @@ export function showCommand(ctx: CliContext): Command {
         ? ''
         : why.code === 'no-worker'
           ? `\n  waiting    for a worker that has kind "${task.kind}" (none in ${handlersDir(ctx, cmd)}; start one with semaforo work --handlers DIR)`
-          : `\n  waiting    ${why.message}`;
+          : `\n  waiting    ${afterWaiting(why.message)}`;
     ctx.print(cmd, { ...task, waiting: why }, () => taskDetail(task, now).replace(/\n/, `${line}\n`));
   });
 }
