@@ -57,7 +57,7 @@ describe.each(backends)('a process that dies, on $name', (backend) => {
     expect(await store.getTask(held!)).toMatchObject({ status: 'running', leaseOwner: 'holder@racer:1:h' });
     child.kill('SIGKILL');
     await exited(child);
-    expect(await store.reclaimLost(Date.now(), isGone)).toEqual([held]);
+    expect(await store.reclaimLost(Date.now(), isGone)).toEqual([{ id: held, status: 'pending' }]);
     const t = (await store.getTask(held!))!;
     expect(t).toMatchObject({ status: 'pending', attempts: 1, leaseOwner: null });
     expect(t.history.map((h) => h.outcome)).toEqual(['lost']);

@@ -158,7 +158,9 @@ describe.each(backends)('finishes on $name', (backend) => {
     const { store } = await freshQueue(backend);
     await store.enqueue([task({ name: 'moved' }), task({ name: 'kept' })], 0);
     const [moved] = await claim(store, A, 1, 10);
-    expect(await store.reclaimLost(20, (o) => o.id === A.id)).toEqual([moved!.task.id]);
+    expect(await store.reclaimLost(20, (o) => o.id === A.id)).toEqual([
+      { id: moved!.task.id, status: 'pending' },
+    ]);
     const ofB = await claim(store, B, 2, 30);
     const again = ofB.find((c) => c.task.id === moved!.task.id)!;
     const kept = ofB.find((c) => c.task.id !== moved!.task.id)!;

@@ -65,7 +65,7 @@ describe.each(backends)('leases on $name', (backend) => {
       seen.push(o);
       return o.id === A.id;
     });
-    expect(ids.sort()).toEqual(ofA.map((c) => c.task.id).sort());
+    expect(ids.map((r) => r.id).sort()).toEqual(ofA.map((c) => c.task.id).sort());
     expect(seen).toEqual(
       expect.arrayContaining([
         { id: A.id, pid: A.pid, host: A.host, leaseExpiresAt: 5030 },
@@ -88,9 +88,12 @@ describe.each(backends)('leases on $name', (backend) => {
     );
     await claim(store, A, 3, 10);
     await store.cancel([asked!.task.id], 15);
-    expect((await store.reclaimLost(50, (o) => o.id === A.id)).sort()).toEqual(
-      [retry!.task.id, last!.task.id, asked!.task.id].sort(),
-    );
+    // each named with what became of it
+    expect((await store.reclaimLost(50, (o) => o.id === A.id)).sort((a, b) => a.id - b.id)).toEqual([
+      { id: retry!.task.id, status: 'pending' },
+      { id: last!.task.id, status: 'failed' },
+      { id: asked!.task.id, status: 'cancelled' },
+    ]);
     const r = (await store.getTask(retry!.task.id))!;
     expect(r).toMatchObject({
       status: 'pending',
@@ -116,8 +119,8 @@ describe.each(backends)('leases on $name', (backend) => {
     const [orphan] = await store.enqueue([task({ name: 'nightly', reservedFor: gone })], 1);
     const [alive] = await store.enqueue([task({ reservedFor: A })], 1);
     const seen: LeaseHolder[] = [];
-    const ids = await store.reclaimLost(2, (o) => (seen.push(o), o.pid === 999_999));
-    expect(ids).toEqual([orphan!.task.id]);
+    const reclaimed = await store.reclaimLost(2, (o) => (seen.push(o), o.pid === 999_999));
+    expect(reclaimed).toEqual([{ id: orphan!.task.id, status: 'cancelled' }]);
     expect(seen).toEqual(
       expect.arrayContaining([expect.objectContaining({ id: gone.id, pid: 999_999, host: 'host' })]),
     );

@@ -77,7 +77,7 @@ describe.each(backends)('named resources on $name', (backend) => {
     const t0 = await free(1);
     await finish(store, A, 2, ended(t0, 'retrying', 'retry', { runAt: 1_000_000 }));
     const t1 = await free(3);
-    expect(await store.reclaimLost(4, (o) => o.id === A.id)).toEqual([t1.task.id]);
+    expect(await store.reclaimLost(4, (o) => o.id === A.id)).toEqual([{ id: t1.task.id, status: 'pending' }]);
     const t2 = await free(5);
     // A running task asked to cancel keeps holding until its handler stops.
     expect((await store.cancel([t2.task.id], 6)).requested).toEqual([t2.task.id]);

@@ -51,8 +51,9 @@ describe('tasks reserved for a private worker', () => {
         ],
         1,
       );
-      const ids = store.reclaimLost(2, (o) => o.pid === 999_999);
-      expect(ids).toEqual([r!.task.id]);
+      expect(store.reclaimLost(2, (o) => o.pid === 999_999)).toEqual([
+        { id: r!.task.id, status: 'cancelled' },
+      ]);
       const t = store.getTask(r!.task.id)!;
       expect(t.status).toBe('cancelled');
       expect(t.error).toMatch(/semaforo run process .*pid 999999.* ended/);

@@ -78,7 +78,12 @@ describe('a batched tick', () => {
     );
     const ofA = claim(a, 3, 1000);
     // a stops renewing: its three go back and b takes them, and the other three, as attempt 2 / 1.
-    expect(store.reclaimLost(2000, (o) => o.id === a.id).sort()).toEqual(ofA.map((c) => c.task.id).sort());
+    expect(
+      store
+        .reclaimLost(2000, (o) => o.id === a.id)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(ofA.map((c) => c.task.id).sort());
     const ofB = claim(b, 6, 3000);
     expect(ofB).toHaveLength(6);
 

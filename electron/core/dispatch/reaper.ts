@@ -2,12 +2,13 @@
  * The dispatcher's reaper, run every reapIntervalMs and at start, one round at a time: first it
  * rebases the queue's waits if the wall clock stepped back, then it returns to the queue the tasks
  * of other owners that are gone or whose lease stalled (LeaseWatch), once whatever their shell
- * tasks left running is stopped (OrphanReaper).
+ * tasks left running is stopped (OrphanReaper), and cancels the waiting tasks of gone `run`s.
  */
 import type { Clock, MonotonicClock } from '../clock.ts';
 import { findTagged, stopTagged } from '../handlers/attempt-tag.ts';
 import type { Logger } from '../logger.ts';
-import type { LeaseHolder, TaskStore, WorkerIdentity } from '../store/task-store.ts';
+import type { TaskStatus } from '../../../shared/domain.ts';
+import type { LeaseHolder, ReclaimedTask, TaskStore, WorkerIdentity } from '../store/task-store.ts';
 import { isOwnerProcessRunning } from '../worker-identity.ts';
 import { LeaseWatch } from './lease-watch.ts';
 import { OrphanReaper } from './orphan-reaper.ts';
@@ -25,7 +26,7 @@ export interface ReaperParts {
   isOwnerRunning?: (owner: LeaseHolder) => boolean;
   /** the time reclaims are stamped with (the dispatcher's held-back wall clock) */
   dueNow: () => number;
-  /** these tasks went back to the queue */
+  /** these tasks were taken back (to the queue, or ended) */
   onReclaimed: (ids: number[]) => void;
   /** something may be claimable now */
   wake: () => void;
@@ -56,7 +57,7 @@ export class Reaper {
   async reap(): Promise<void> {
     if (this.reaping) return;
     this.reaping = true;
-    let reclaimed: number[];
+    let reclaimed: ReclaimedTask[];
     try {
       const step = await this.p.store.rebaseAfterClockStep(this.p.clock.now());
       if (step !== null) {
@@ -72,10 +73,8 @@ export class Reaper {
       this.reaping = false;
     }
     if (reclaimed.length > 0) {
-      this.p.logger.warn(
-        `returned ${reclaimed.length} task(s) whose worker stopped renewing: ${reclaimed.join(', ')}`,
-      );
-      this.p.onReclaimed(reclaimed);
+      this.p.logger.warn(reclaimedLine(reclaimed));
+      this.p.onReclaimed(reclaimed.map((r) => r.id));
       this.p.wake();
     }
   }
@@ -88,4 +87,26 @@ export class Reaper {
     const stalled = !dead && typeof lease === 'number' && this.leases.stalled(owner.id, lease);
     return this.orphans.mayReclaim(owner, dead, stalled);
   }
+}
+
+/** What the store did to a task it took back, as the reap's line says it, in this order. */
+const FATE: Partial<Record<TaskStatus, string>> = {
+  pending: 'returned to the queue',
+  failed: 'failed (no attempts left)',
+  cancelled: 'cancelled',
+};
+const ORDER: string[] = Object.keys(FATE);
+const rank = (s: TaskStatus) => (ORDER.includes(s) ? ORDER.indexOf(s) : ORDER.length);
+
+/**
+ * One line for a reap: the store returns a task to the queue, fails it (its lost attempt was its
+ * last) or cancels it (a cancel asked meanwhile, or the `run` it was held for is gone).
+ */
+export function reclaimedLine(reclaimed: readonly ReclaimedTask[]): string {
+  const byStatus = new Map<TaskStatus, number[]>();
+  for (const r of reclaimed) byStatus.set(r.status, [...(byStatus.get(r.status) ?? []), r.id]);
+  const parts = [...byStatus]
+    .sort(([a], [b]) => rank(a) - rank(b))
+    .map(([status, ids]) => `${ids.join(', ')} ${FATE[status] ?? `now ${status}`}`);
+  return `took back ${reclaimed.length} task(s) of a worker or \`semaforo run\` gone or stalled: ${parts.join('; ')}`;
 }

@@ -21,6 +21,7 @@ import type {
   Stats,
   Task,
   TaskPage,
+  TaskStatus,
   TaskWithHistory,
   WorkerLeases,
 } from '../../../shared/domain.ts';
@@ -65,6 +66,13 @@ export interface LeaseHolder {
   host: string | null;
   /** its latest lease (the owner's wall clock); absent for a `semaforo run` waiting for its task */
   leaseExpiresAt?: number | null;
+}
+
+/** A task `reclaimLost` took from an owner that is gone, and the status it left it in. */
+export interface ReclaimedTask {
+  id: number;
+  /** pending (back in the queue), failed (no attempts left) or cancelled */
+  status: TaskStatus;
 }
 
 /** A task this worker now leases, with its history row for the attempt. */
@@ -229,9 +237,9 @@ export interface TaskStore {
   /**
    * Return to the queue the running tasks of every owner that `isLost` (its process is gone, or
    * its lease stalled as the caller judges it), and cancel the waiting reservations of gone `run`
-   * processes; returns their ids. `now` only stamps what is written.
+   * processes; returns each with the status it now has. `now` only stamps what is written.
    */
-  reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): Promise<number[]>;
+  reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): Promise<ReclaimedTask[]>;
   /**
    * If the wall clock stepped back (the file's newest records of the past lie ahead of `now`),
    * moves what was stamped before the step back by the step, so waits keep what they had left;

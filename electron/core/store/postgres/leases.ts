@@ -16,7 +16,7 @@ import {
   orphanedReservationError,
 } from '../../policy/task-rules.ts';
 import { straysOf } from '../lease-strays.ts';
-import type { LeaseHolder, RenewResult, WorkerIdentity } from '../task-store.ts';
+import type { LeaseHolder, ReclaimedTask, RenewResult, WorkerIdentity } from '../task-store.ts';
 import type { Db, Queryable } from './db.ts';
 import { ownerRow, reserverRow } from './limit-rows.ts';
 import { atMs, untilMs } from './pg-clock.ts';
@@ -93,7 +93,7 @@ export async function reclaimLost(
   db: Db,
   at: number,
   isLost: (owner: LeaseHolder) => boolean,
-): Promise<number[]> {
+): Promise<ReclaimedTask[]> {
   const now = atMs(at);
   // Cheap reads first: the usual answer is "nothing to do" and needs no transaction.
   const lost = (await db.query<object>(RUNNING_OWNERS))
@@ -108,16 +108,16 @@ export async function reclaimLost(
     .filter((r) => isLost({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
   if (lost.length === 0 && dead.length === 0) return [];
   return db.tx(async (q) => {
-    const out: number[] = [];
+    const out: ReclaimedTask[] = [];
     for (const r of dead) {
       const rows = await q.query<{ id: number }>(CANCEL_ORPHANS, [
         now,
         orphanedReservationError(r.reserved_pid),
         r.reserved_for,
       ]);
-      for (const x of rows) out.push(x.id);
+      for (const x of rows) out.push({ id: x.id, status: 'cancelled' });
     }
-    const done = new Set<number>();
+    const done = new Map<number, ReclaimedTask>();
     for (const o of lost) {
       // Locked, so an owner renewing right now waits; one that renewed since the read above is
       // alive after all: leave it be.
@@ -140,16 +140,16 @@ export async function reclaimLost(
       if (latest !== o.latest) continue;
       for (const r of rows) {
         if (done.has(r.id)) continue;
-        done.add(r.id);
         const end = lostLeaseEnd(
           { attempts: r.attempts, maxAttempts: r.max_attempts, cancelRequested: r.cancel_requested },
           o.lease_owner!,
         );
+        done.set(r.id, { id: r.id, status: end.status });
         await endLease(q, r.id, now, end);
       }
     }
     if (done.size > 0 || out.length > 0) q.changed();
-    return [...done, ...out];
+    return [...done.values(), ...out];
   });
 }
 

@@ -13,7 +13,7 @@ import {
   orphanedReservationError,
 } from '../../policy/task-rules.ts';
 import { straysOf } from '../lease-strays.ts';
-import type { LeaseHolder, RenewResult, WorkerIdentity } from '../task-store.ts';
+import type { LeaseHolder, ReclaimedTask, RenewResult, WorkerIdentity } from '../task-store.ts';
 import type { Commits } from './commits.ts';
 import type { Intake } from './enqueue.ts';
 import { sqlList } from './sql.ts';
@@ -159,7 +159,7 @@ export class Leases {
    * tell an owner that stopped renewing from a clock that stepped (it watches with a monotonic
    * clock). `now` only stamps what is written.
    */
-  reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): number[] {
+  reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): ReclaimedTask[] {
     this.intake.takeInWaiting(); // a reserved task of a process now gone may still wait in the inbox
     // Cheap read first: the usual answer is "nothing to do" and needs no write lock.
     const lost = this.runningOwners
@@ -177,24 +177,24 @@ export class Leases {
       const orphans = deadReservers.flatMap((r) =>
         this.cancelOrphans
           .all({ now, why: orphanedReservationError(r.reserved_pid), owner: r.reserved_for })
-          .map((o) => o.id),
+          .map((o): ReclaimedTask => ({ id: o.id, status: 'cancelled' })),
       );
       // An owner that renewed since the read above is alive after all: leave it be.
       const rows = lost.flatMap((o) =>
         this.latestLease.get(o.lease_owner!)?.latest === o.latest ? this.runningOf.all(o.lease_owner!) : [],
       );
-      const done = new Set<number>();
+      const done = new Map<number, ReclaimedTask>();
       for (const r of rows) {
         if (done.has(r.id)) continue;
-        done.add(r.id);
         const end = lostLeaseEnd(
           { attempts: r.attempts, maxAttempts: r.max_attempts, cancelRequested: r.cancel_requested === 1 },
           r.lease_owner!,
         );
+        done.set(r.id, { id: r.id, status: end.status });
         this.endLease.run(endParams(r.id, now, end));
         this.closeRunningAttempts.run(now, end.outcome, end.error, r.id);
       }
-      return [...done, ...orphans];
+      return [...done.values(), ...orphans];
     });
   }
 

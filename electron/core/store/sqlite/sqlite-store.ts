@@ -27,6 +27,7 @@ import type {
   GroupWaiting,
   LeaseHolder,
   NewTask,
+  ReclaimedTask,
   RenewResult,
   TickInput,
   TickOutput,
@@ -120,7 +121,7 @@ export class SqliteTaskStore implements SyncTaskStore {
     return this.leases.renewLeases(worker, runningIds, now, leaseMs);
   }
 
-  reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): number[] {
+  reclaimLost(now: number, isLost: (owner: LeaseHolder) => boolean): ReclaimedTask[] {
     return this.leases.reclaimLost(now, isLost);
   }
 
