@@ -99,27 +99,44 @@ const PERIOD_WORDS: Record<string, number> = {
   minute: 60_000,
   h: 3600_000,
   hour: 3600_000,
+  d: 86_400_000,
+  day: 86_400_000,
 };
 
 /**
- * Parses a rate limit `N/PERIOD`: `10/min`, `5/s`, `100/h`, `30/15m`. `none` means no limit
+ * Parses a rate limit `N/PERIOD`: `10/min`, `5/s`, `100/h`, `5/d`, `30/15min`. `none` means no limit
  * (returns null). Throws an Error whose message says what is wrong.
  */
 export function parseRate(text: string): RateLimit | null {
   const t = text.trim().toLowerCase();
   if (t === 'none' || t === 'off') return null;
   const m = /^(\d+)\s*\/\s*(.+)$/.exec(t);
-  if (!m) throw new Error(`"${text}" is not a rate; write N/PERIOD such as 10/min, 5/s or 30/15m, or none`);
+  if (!m) throw new Error(`"${text}" is not a rate; write N/PERIOD such as 10/min, 5/s or 30/15min, or none`);
   const limit = Number(m[1]);
   const periodMs = PERIOD_WORDS[m[2]!] ?? parseDuration(m[2]!);
   if (periodMs === null || periodMs <= 0)
-    throw new Error(`"${m[2]}" is not a period; use s, m, h or a duration such as 15m`);
+    throw new Error(`"${m[2]}" is not a period; use s, min, h, d or a duration such as 15min`);
   if (limit < 1) throw new Error('a rate limit must allow at least 1 start per period');
   return { limit, periodMs };
 }
 
-/** `{limit: 10, periodMs: 60000}` -> `10/1m`. */
+// `min`, not `m`: "10/m" leaves a reader to guess; the largest unit first.
+const RATE_UNITS = [
+  ['d', 86_400_000],
+  ['h', 3600_000],
+  ['min', 60_000],
+  ['s', 1000],
+  ['ms', 1],
+] as const;
+
+/**
+ * `{limit: 10, periodMs: 60000}` -> `10/min`; `30/90s`, `100/100ms`, `5/d`: the period in the
+ * largest unit it is a whole number of, so parseRate reads back the same rate.
+ */
 export function formatRate(rate: RateLimit | null): string {
   if (!rate) return 'none';
-  return `${rate.limit}/${formatDuration(rate.periodMs).replace(/^1([smhd])$/, '$1')}`;
+  const [unit, size] = RATE_UNITS.find(([, size]) => rate.periodMs % size === 0) ?? ['ms', 1];
+  const count = rate.periodMs / size;
+  // "/ms" alone is not a period parseRate takes (nor one people write): 5/1ms
+  return `${rate.limit}/${count === 1 && unit !== 'ms' ? '' : count}${unit}`;
 }

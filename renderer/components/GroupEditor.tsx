@@ -96,11 +96,11 @@ export function GroupEditor({ group, onSaved }: { group: GroupInfo | null; onSav
       <Field
         id={`${id}-rate`}
         label="Rate limit"
-        hint="e.g. 10/min, 5/s, 30/15m; empty: none"
+        hint="e.g. 10/min, 5/s, 30/15min; empty: none"
         message={messages.rate}
       >
         <input
-          {...describedBy(`${id}-rate`, messages.rate, 'e.g. 10/min, 5/s, 30/15m; empty: none')}
+          {...describedBy(`${id}-rate`, messages.rate, 'e.g. 10/min, 5/s, 30/15min; empty: none')}
           value={fields.rate}
           placeholder="none"
           onChange={(e) => setFields({ ...fields, rate: e.target.value })}

@@ -183,6 +183,24 @@ describe('semaforo CLI, driven as a separate process', { timeout: 120_000 }, () 
     );
   });
 
+  it("shows a group's rate as people write it, in a form --rate takes back", async () => {
+    const db = freshDb();
+    expect((await cli(['group', 'set', 'vendor', '--rate', '10/min'], { db })).stdout.trim()).toBe(
+      'group vendor: concurrency none, rate 10/min',
+    );
+    expect((await cli(['group', 'list'], { db })).stdout).toMatch(/^vendor +- +10\/min \(0 used\) +open/m);
+    expect((await cli(['group', 'show', 'vendor'], { db })).stdout).toMatch(
+      /^ {2}rate +10\/min, one start every 6s$/m,
+    );
+    expect((await cli(['stats'], { db })).stdout).toContain('10/min (0 used)');
+    // A day's period is shown as "5/d", and that, typed back, is the same rate.
+    const daily = await cli(['group', 'set', 'reports', '--rate', '5/1d'], { db });
+    const shown = /rate (\S+)$/.exec(daily.stdout.trim())![1]!;
+    expect(shown).toBe('5/d');
+    const again = json<GroupInfo>(await cli(['--json', 'group', 'set', 'reports', '--rate', shown], { db }));
+    expect(again.rate).toEqual({ limit: 5, periodMs: 86_400_000 });
+  });
+
   it('work --drain runs everything and exits 0, or 1 when a task failed during the run', async () => {
     const db = freshDb();
     for (let i = 0; i < 5; i++) await cli(sleep0, { db });

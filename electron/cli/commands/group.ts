@@ -68,7 +68,7 @@ export function groupCommand(ctx: CliContext): Command {
     .option('-c, --concurrency <n>', 'at most this many running at once across every worker, or none')
     .option(
       '-r, --rate <N/PERIOD>',
-      'at most N starts per period, evenly spaced (5/s: one every 200ms): 10/min, 5/s, 30/15m, or none',
+      'at most N starts per period, evenly spaced (5/s: one every 200ms): 10/min, 5/s, 30/15min, or none',
     )
     .option('--burst <n>', 'let up to n of the rate start at once (then wait for them), or none (spaced)')
     .option(
