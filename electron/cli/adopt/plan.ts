@@ -165,14 +165,61 @@ const planSchema = z.strictObject({
 
 /** A plan read back from its file: the shape checked, fields named in the error. */
 export function parsePlan(json: unknown): Plan {
-  const plan = parseInput(planSchema, json, 'plan') as Plan;
-  for (const [i, l] of plan.lines.entries())
+  let plan: Plan;
+  try {
+    plan = parseInput(planSchema, json, 'plan') as Plan;
+  } catch (err) {
+    const raw = typeof json === 'object' && json !== null && 'lines' in json ? json.lines : null;
+    const at = (i: number): unknown => (Array.isArray(raw) ? raw[i] : null);
+    throw err instanceof ValidationError ? byCrontabLine(err, 'plan.lines', (i) => sourceOf(at(i))) : err;
+  }
+  for (const l of plan.lines)
     if (l.action === 'schedule' && (l.cron === undefined || !NAME_RE.test(l.name)))
       throw new ValidationError([
         {
-          path: `plan.lines[${i}]`,
+          path: crontabLine(l),
           message: 'a schedule needs "cron" and a "name" of letters, digits, . _ : -',
         },
       ]);
   return plan;
+}
+
+type SourceLine = Pick<PlanLine, 'line' | 'text'>;
+
+/** A plan line's crontab line, if the (unchecked) entry still says which one it is. */
+function sourceOf(entry: unknown): SourceLine | null {
+  if (typeof entry !== 'object' || entry === null || !('line' in entry) || !('text' in entry)) return null;
+  const { line, text } = entry;
+  return typeof line === 'number' && Number.isInteger(line) && line >= 1 && typeof text === 'string'
+    ? { line, text }
+    : null;
+}
+
+const QUOTE_MAX = 40;
+
+/** `crontab line 3 ("0 2 * * * pg_dump mydb | gzip > /backu…")`: the line as the user knows it. */
+export function crontabLine(l: SourceLine): string {
+  const t = l.text.trim();
+  return `crontab line ${l.line} ("${t.length > QUOTE_MAX ? `${t.slice(0, QUOTE_MAX - 1)}…` : t}")`;
+}
+
+/**
+ * `err` with each issue under `prefix[i]` (a plan line in the JSON, or the schedule made from
+ * one) named after its crontab line instead, keeping the field: the user edits a plan by the
+ * crontab lines it names, not by the place of an entry in the file.
+ */
+export function byCrontabLine(
+  err: ValidationError,
+  prefix: string,
+  lineAt: (i: number) => SourceLine | null,
+): ValidationError {
+  const head = new RegExp(`^${prefix.replace(/[.[\]]/g, '\\$&')}\\[(\\d+)\\](?:\\.(.+))?$`);
+  return new ValidationError(
+    err.issues.map((issue) => {
+      const m = head.exec(issue.path);
+      const l = m ? lineAt(Number(m[1])) : null;
+      if (!m || !l) return issue;
+      return { path: `${crontabLine(l)}${m[2] ? ` ${m[2]}` : ''}`, message: issue.message };
+    }),
+  );
 }

@@ -12,7 +12,7 @@ import { parseInput, scheduleSpecSchema } from '../../../shared/schemas.ts';
 import { localTimeZone } from '../../../shared/schedule-times.ts';
 import { parseCrontab } from '../adopt/crontab.ts';
 import { hasUserField, installSource, readSource, type Source } from '../adopt/crontab-io.ts';
-import { makePlan, parsePlan, sha256, type Plan } from '../adopt/plan.ts';
+import { byCrontabLine, crontabLine, makePlan, parsePlan, sha256, type Plan } from '../adopt/plan.ts';
 import { latestRecord, recordsDir, retireRecord, saveRecord } from '../adopt/records.ts';
 import { diff, rewrite, scheduleSpecs } from '../adopt/rewrite.ts';
 import type { CliContext } from '../context.ts';
@@ -114,7 +114,7 @@ to the queue file. Install the launcher first: semaforo install-cli`,
       });
     for (const p of plan.lines)
       if (p.action !== 'keep' && lines[p.line - 1]?.text !== p.text)
-        throw bad(`plan line ${p.line}`, 'does not match the crontab; write a new plan');
+        throw bad(crontabLine(p), 'does not match the crontab; write a new plan');
     const after = rewrite(text, lines, plan);
     const specs = scheduleSpecs(lines, plan, os.homedir());
     const launcherMissing = plan.lines.some((p) => p.action === 'wrap') && !fs.existsSync(plan.launcher);
@@ -140,7 +140,14 @@ to the queue file. Install the launcher first: semaforo install-cli`,
         `${plan.launcher} is not a semaforo launcher: run \`semaforo install-cli\` first`,
       );
     // Parsed before anything is written: a spec the engine would refuse stops the apply whole.
-    const parsed = specs.map((s, i) => parseInput(scheduleSpecSchema, s, `schedules[${i}]`));
+    const moved = plan.lines.filter((p) => p.action === 'schedule');
+    const parsed = specs.map((s, i) => {
+      try {
+        return parseInput(scheduleSpecSchema, s, `schedules[${i}]`);
+      } catch (err) {
+        throw err instanceof ValidationError ? byCrontabLine(err, 'schedules', (k) => moved[k] ?? null) : err;
+      }
+    });
     const engine = await ctx.engine(cmd);
     const stats = await engine.stats(0);
     const createdGroups: string[] = [];

@@ -77,8 +77,27 @@ describe('adopt on a file', () => {
     expect(written.code, written.stderr).toBe(0);
     expect(written.stdout).toContain(`plan written to ${planFile}`);
     const plan = JSON.parse(fs.readFileSync(planFile, 'utf8')) as {
-      lines: { line: number; action: string; name: string }[];
+      lines: { line: number; action: string; name: string; group: string; cron?: string }[];
     };
+    // A slip in the plan is named by the crontab line it is about, and the field.
+    const slip = (edit: (p: typeof plan) => void) => {
+      const copy = JSON.parse(JSON.stringify(plan)) as typeof plan;
+      edit(copy);
+      fs.writeFileSync(planFile, JSON.stringify(copy));
+      return cli(['adopt', '--apply', '--plan', planFile], { db });
+    };
+    const badGroup = await slip((p) => (p.lines.find((l) => l.name === 'curl')!.group = 'no spaces'));
+    expect([badGroup.code, badGroup.stderr]).toEqual([
+      2,
+      'semaforo: crontab line 3 ("*/5 * * * * curl -fsS https://api.examp…") group: ' +
+        'must be a group name (letters, digits, . _ : -)\n',
+    ]);
+    const badCron = await slip((p) => (p.lines.find((l) => l.name === 'pg_dump')!.cron = '61 2 * * *'));
+    expect(badCron.code).toBe(2);
+    expect(badCron.stderr).toMatch(
+      /^semaforo: crontab line 4 \("0 2 \* \* \* pg_dump mydb \| gzip > \/backup…"\) cron: .*invalid minute: 61/,
+    );
+    expect(fs.readFileSync(file, 'utf8')).toBe(CRONTAB);
     // The user keeps rsync in cron as it is, and renames the dump.
     plan.lines.find((l) => l.name === 'rsync')!.action = 'keep';
     plan.lines.find((l) => l.name === 'pg_dump')!.name = 'nightly-dump';

@@ -164,13 +164,24 @@ describe('planning and rewriting', () => {
     });
   });
 
-  it('reads an edited plan back, naming the field it cannot use', () => {
+  it('reads an edited plan back, naming the crontab line and the field it cannot use', () => {
     const p = plan(CRONTAB, false);
     const edited = JSON.parse(JSON.stringify(p)) as Plan;
     edited.lines[0]!.group = 'vendor';
     expect(parsePlan(edited).lines[0]!.group).toBe('vendor');
     edited.lines[0]!.group = 'no spaces';
-    expect(() => parsePlan(edited)).toThrow(/plan\.lines\[0\]\.group/);
-    expect(() => parsePlan({ ...p, version: 2 })).toThrow(/plan\.version/);
+    expect(() => parsePlan(edited)).toThrow(
+      'crontab line 4 ("*/5 * * * *   curl -fsS https://api.exa…") group: must be a group name',
+    );
+    expect(() => parsePlan({ ...p, version: 2 })).toThrow(/^plan\.version: /);
+    const moved = JSON.parse(JSON.stringify(plan(CRONTAB, true))) as Plan;
+    delete moved.lines.find((l) => l.line === 5)!.cron;
+    expect(() => parsePlan(moved)).toThrow(
+      'crontab line 5 ("0 2 * * * pg_dump mydb | gzip > /backup…"): a schedule needs "cron"',
+    );
+    // An entry that no longer says which line it is can only be named by its place in the file.
+    const lost = JSON.parse(JSON.stringify(p)) as { lines: { line: unknown }[] };
+    lost.lines[1]!.line = 'five';
+    expect(() => parsePlan(lost)).toThrow(/^plan\.lines\[1\]\.line: /);
   });
 });
