@@ -29,7 +29,10 @@ export interface TaskOptions {
 export function addTaskOptions(cmd: Command, { kind = true, timing = true } = {}): Command {
   if (kind) cmd.option('-k, --kind <kind>', 'which handler runs it (shell when a command follows --)');
   cmd
-    .option('-n, --name <name>', 'a label shown in lists (default: the command or the kind)')
+    .option(
+      '-n, --name <name>',
+      'a label shown in lists (default: the command, credentials hidden, or the kind)',
+    )
     .option('-g, --group <group>', 'the group whose limits apply', 'default')
     .option('-p, --priority <0-9>', '0 runs first', '5')
     .option('--max-attempts <n>', 'attempts before the task fails for good')

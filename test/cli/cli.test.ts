@@ -115,6 +115,28 @@ describe('semaforo CLI, driven as a separate process', { timeout: 120_000 }, () 
     expect(tasks.map((t) => t.name)).toEqual(['rsync -a src/ dst/', 'du -sh * | sort -h', 'sleep']);
   });
 
+  it('keeps credentials out of a default name, but not out of the command or a name given', async () => {
+    const db = freshDb();
+    const command = [
+      'curl',
+      '-H',
+      'Authorization: Bearer abc',
+      'https://user:pw@api.example.com/x?token=abc',
+    ];
+    const t = json<Task>(await cli(['--json', 'enqueue', '--', ...command], { db }));
+    expect(t.name).toBe('curl -H Authorization: *** https://user:***@api.example.com/x?token=***');
+    expect((await cli(['show', String(t.id)], { db })).stdout).toMatch(
+      /^ {2}name +curl -H Authorization: \*\*\* /m,
+    );
+    expect((await cli(['list'], { db })).stdout).not.toMatch(/abc|pw@/);
+    // what runs is the command as typed
+    expect(t.payload).toMatchObject({ command: 'curl', args: command.slice(1) });
+    const named = json<Task>(
+      await cli(['--json', 'enqueue', '--name', 'token abc', '--', ...command], { db }),
+    );
+    expect(named.name).toBe('token abc');
+  });
+
   it('lists with filters, shows one task, and reports a missing one with exit 1', async () => {
     const db = freshDb();
     await cli([...sleep0, '--group', 'a', '--name', 'first'], { db });

@@ -1,4 +1,4 @@
-/** The name a shell task gets from its command line when none is given, cut safely at 200. */
+/** The name a shell task gets from its command line when none is given, cut safely to a label. */
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../shared/domain.ts';
 import { sandbox } from './cli-sandbox.ts';

@@ -1,9 +1,14 @@
 /**
  * The name a task gets when its spec gives none: a label in lists, so it should say which task
  * this is. An http task is `POST api.example.com/v1/report` rather than fifty rows of `http`, a
- * shell task its command line, however it was enqueued (`enqueue -- …`, `--stdin`, HTTP, IPC).
+ * shell task its command line, however it was enqueued (`enqueue -- …`, `--stdin`, HTTP, IPC),
+ * its credentials hidden (hide-secrets.ts). Names reach notifications, the tray, the failure
+ * webhook and logs, so a default one holds no secret and is short (a name given is kept as is).
  */
-import { LIMITS } from '../../../shared/limits.ts';
+import { hideSecrets } from './hide-secrets.ts';
+
+/** A label, not a record of the command: longer ones are cut with an ellipsis. */
+export const DEFAULT_NAME_MAX = 120;
 
 export function defaultTaskName(kind: string, payload: unknown): string {
   if (kind === 'http' && typeof payload === 'object' && payload !== null) {
@@ -13,7 +18,7 @@ export function defaultTaskName(kind: string, payload: unknown): string {
         const u = new URL(p.url);
         const method = typeof p.method === 'string' ? p.method.toUpperCase() : 'GET';
         // No query: it often holds tokens, and names show in lists and notifications.
-        return `${method} ${u.host}${u.pathname}`.slice(0, LIMITS.nameLength);
+        return label(`${method} ${u.host}${u.pathname}`);
       } catch {
         // not a URL: the kind's schema has refused it already; keep the kind
       }
@@ -27,13 +32,19 @@ export function defaultTaskName(kind: string, payload: unknown): string {
   return kind;
 }
 
-/**
- * A command line as a task's name, cut to the name limit. Cut on a character boundary and with
- * any lone surrogate replaced: the name is only a label, and half an emoji would otherwise be
- * refused as "--name: …" when the user gave no name at all.
- */
+/** A command line as a task's default name: its credentials hidden, cut to a label's length. */
 export function commandLabel(command: readonly string[]): string {
-  const text = command.join(' ').replace(/\p{Cs}/gu, '\uFFFD');
-  const cut = text.slice(0, LIMITS.nameLength);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+  return label(hideSecrets(command).join(' '));
+}
+
+/**
+ * `text` cut to DEFAULT_NAME_MAX with an ellipsis, on a character boundary and with any lone
+ * surrogate replaced: the name is only a label, and half an emoji would otherwise be refused as
+ * "--name: …" when the user gave no name at all.
+ */
+function label(text: string): string {
+  const whole = text.replace(/\p{Cs}/gu, '\uFFFD');
+  if (whole.length <= DEFAULT_NAME_MAX) return whole;
+  const cut = whole.slice(0, DEFAULT_NAME_MAX - 1);
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
 }
