@@ -16,7 +16,7 @@ import { humanDuration } from '../state/format.ts';
 import { canCancel, canDelete, canRetry, useTaskActions } from '../state/task-actions.ts';
 import { useNow } from '../state/use-now.ts';
 import { useStats } from '../state/stats.tsx';
-import { whyWaiting } from '../../shared/why-waiting.ts';
+import { afterWaiting, whyWaiting } from '../../shared/why-waiting.ts';
 import { useQuery } from '../state/use-query.ts';
 import { EmptyState } from '../components/EmptyState.tsx';
 
@@ -190,7 +190,7 @@ function TaskDetail({
             {waiting && (
               <>
                 <dt>Waiting</dt>
-                <dd data-waiting={waiting.code}>{waiting.message}</dd>
+                <dd data-waiting={waiting.code}>{afterWaiting(waiting.message)}</dd>
               </>
             )}
           </>

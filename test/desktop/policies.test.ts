@@ -71,6 +71,13 @@ describe('tray model', () => {
     );
     expect(labels(ready.menu)).toContain('4 waiting');
     expect(ready.tooltip).toBe('Semaforo — 0 running, 4 waiting, 0 failed');
+    // A reason that starts with the word already does not say it twice.
+    const reason = (message: string) =>
+      labels(trayView(input({ counts: { pending: 4 }, waiting: { code: 'gate', message, short: '' } })).menu);
+    expect(reason("waiting: load 1.9 per core > 0.8 (the queue's machine gate)")).toContain(
+      "4 waiting: load 1.9 per core > 0.8 (the queue's machine gate)",
+    );
+    expect(reason('waiting for gpu: no such resource')).toContain('4 waiting for gpu: no such resource');
   });
 
   it('names the store the queue is on, just above Quit', () => {

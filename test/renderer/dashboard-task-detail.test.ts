@@ -33,6 +33,16 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium against semaforo s
     // Resumed from another process: the reason goes, the task runs.
     expect((await semaforo(db, ['resume', 'nightly'])).code).toBe(0);
     await panel.locator('[data-waiting]').waitFor({ state: 'detached', timeout: 20_000 });
+
+    // A reason that starts with "waiting" says it once after the panel's own "Waiting".
+    const g = await semaforo(db, ['enqueue', '--uses', 'gpu', '--name', 'render', '--', 'true']);
+    expect(g.code, g.stderr).toBe(0);
+    await page.getByRole('link', { name: 'render' }).click();
+    const reason = page.getByRole('complementary', { name: 'render' }).locator('[data-waiting="resource"]');
+    await reason.waitFor();
+    expect(await reason.textContent()).toBe(
+      'for gpu: no such resource (semaforo resource set gpu --capacity N)',
+    );
   });
 
   it('opens a task from the keyboard and shows every attempt with its timing, error and output', async () => {

@@ -8,7 +8,7 @@
 import type { StatusCounts, Task } from '../../../shared/domain.ts';
 import { formatElapsed } from '../../../shared/durations.ts';
 import type { ScheduleAlarm } from '../../../shared/schedule-alarms.ts';
-import type { WaitReason } from '../../../shared/why-waiting.ts';
+import { waitingSentence, type WaitReason } from '../../../shared/why-waiting.ts';
 
 export type TrayState = 'idle' | 'busy' | 'attention' | 'paused';
 
@@ -101,7 +101,8 @@ export function trayView(input: TrayInput): TrayView {
   const why = waiting > 0 && input.waiting && input.waiting.code !== 'ready' ? input.waiting.message : null;
   const menu: TrayMenuItem[] = [
     { kind: 'label', label: `${c.running} running` },
-    { kind: 'label', label: why ? `${waiting} waiting: ${truncate(why, 60)}` : `${waiting} waiting` },
+    // "4 waiting: group vendor is full", "4 waiting for gpu: …": the word once
+    { kind: 'label', label: why ? `${waiting} ${waitingSentence(truncate(why, 60))}` : `${waiting} waiting` },
     { kind: 'label', label: `${c.failed} failed` },
   ];
   if (input.paused) menu.unshift({ kind: 'label', label: 'Queue paused' });
