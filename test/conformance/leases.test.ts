@@ -130,6 +130,22 @@ describe.each(backends)('leases on $name', (backend) => {
     expect((await store.getTask(alive!.task.id))!.status).toBe('pending');
   });
 
+  it("ends a gone owner's leases and a gone process's reservations in one reap", async () => {
+    const { store } = await freshQueue(backend);
+    const gone = { id: 'run@host:999999:ab', pid: 999_999, host: 'host' };
+    const [orphan] = await store.enqueue([task({ name: 'nightly', reservedFor: gone, runAt: 5 })], 1);
+    const [leased] = await store.enqueue([task({ name: 'leased', group: 'other' })], 1);
+    await claim(store, A, 1, 10);
+    const taken = await store.reclaimLost(20, (o) => o.id === A.id || o.id === gone.id);
+    expect(taken).toEqual([
+      { id: leased!.task.id, status: 'pending' },
+      { id: orphan!.task.id, status: 'cancelled' },
+    ]);
+    expect(await store.getTask(leased!.task.id)).toMatchObject({ status: 'pending', runAt: 20, attempts: 1 });
+    const t = (await store.getTask(orphan!.task.id))!;
+    expect(t).toMatchObject({ status: 'cancelled', runAt: 5, attempts: 0, finishedAt: 20, history: [] });
+  });
+
   it("gives back a worker's own leases on shutdown without counting the attempt", async () => {
     const { store } = await freshQueue(backend);
     await store.enqueue(tasks(2), 0);

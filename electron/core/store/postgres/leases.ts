@@ -16,10 +16,12 @@ import {
   orphanedReservationError,
 } from '../../policy/task-rules.ts';
 import { straysOf } from '../lease-strays.ts';
+import type { TaskStatus } from '../../../../shared/domain.ts';
 import type { LeaseHolder, ReclaimedTask, RenewResult, WorkerIdentity } from '../task-store.ts';
-import type { Db, Queryable } from './db.ts';
+import type { Db } from './db.ts';
 import { ownerRow, reserverRow } from './limit-rows.ts';
 import { atMs, untilMs } from './pg-clock.ts';
+import { claimLock } from './tick.ts';
 import { pgText } from './pg-text.ts';
 
 const WAITING = CANCEL_NOW_STATUSES.map((s) => `'${s}'`).join(', ');
@@ -30,31 +32,37 @@ const RUNNING_OWNERS = `SELECT lease_owner, owner_pid, owner_host, max(lease_exp
   FROM tasks WHERE status = 'running' GROUP BY lease_owner, owner_pid, owner_host`;
 const RESERVERS = `SELECT DISTINCT reserved_for, reserved_pid, reserved_host FROM tasks
   WHERE reserved_for IS NOT NULL AND status IN (${WAITING})`;
-const CANCEL_ORPHANS = `UPDATE tasks SET status = 'cancelled', finished_at = $1, error = $2
-  WHERE reserved_for = $3 AND status IN (${WAITING}) RETURNING id`;
-const END_LEASE = `UPDATE tasks SET status = $2, error = $3, run_at = $1,
-    finished_at = CASE WHEN $4 THEN $1::bigint END, attempts = attempts - $5, lease_owner = NULL,
-    lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, cancel_requested = false
-  WHERE id = $6 AND status = 'running'`;
+// The rows a reap ends, locked in id order: the running tasks of the lost owners ($1) and the
+// waiting tasks reserved for dead workers ($2).
+const REAPABLE = `SELECT id, status = 'running' AS leased, attempts, max_attempts, cancel_requested,
+    lease_owner, lease_expires_at, reserved_pid
+  FROM tasks WHERE (status = 'running' AND lease_owner = ANY($1::text[]))
+    OR (reserved_for = ANY($2::text[]) AND status IN (${WAITING}))
+  ORDER BY id FOR UPDATE`;
+// Every end of a reap in one statement, so the counts trigger takes its rows once, in (group,
+// status) order, as the claim and the ends written apart do. An orphaned reservation ($7 false)
+// keeps its due time and has no attempt to close.
+const END_REAPED = `WITH e AS (
+    SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::boolean[],
+      $8::boolean[]) AS e(id, status, outcome, error, given_back, leased, finished)),
+  ended AS (
+    UPDATE tasks SET status = e.status, error = e.error,
+      run_at = CASE WHEN e.leased THEN $1 ELSE tasks.run_at END,
+      finished_at = CASE WHEN e.finished THEN $1::bigint END, attempts = attempts - e.given_back,
+      lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL,
+      cancel_requested = false
+    FROM e WHERE tasks.id = e.id RETURNING tasks.id),
+  closed AS (
+    UPDATE history SET ended_at = $1, outcome = e.outcome, error = e.error
+    FROM e JOIN ended ON ended.id = e.id
+    WHERE e.leased AND history.task_id = e.id AND history.type = 'attempt' AND history.outcome = 'running')
+  SELECT id FROM ended`;
 // The task keeps its last error: a release says nothing about the task itself.
 const RELEASE = `UPDATE tasks SET status = $2, attempts = attempts - $3, run_at = $1, lease_owner = NULL,
     lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL
   WHERE id = $4 AND status = 'running' AND lease_owner = $5 RETURNING id`;
 const CLOSE_RUNNING = `UPDATE history SET ended_at = $1, outcome = $2, error = $3
   WHERE task_id = $4 AND type = 'attempt' AND outcome = 'running'`;
-
-async function endLease(q: Queryable, id: number, at: number, end: LeaseEnd): Promise<void> {
-  const now = atMs(at);
-  await q.query(END_LEASE, [
-    now,
-    end.status,
-    end.error,
-    isFinished(end.status),
-    end.attemptCounts ? 0 : 1,
-    id,
-  ]);
-  await q.query(CLOSE_RUNNING, [now, end.outcome, end.error, id]);
-}
 
 export async function renewLeases(
   db: Db,
@@ -89,6 +97,64 @@ export async function renewLeases(
   });
 }
 
+/** A row REAPABLE locked: a lost owner's running task (`leased`) or an orphaned reservation. */
+interface Reapable {
+  id: number;
+  leased: boolean;
+  attempts: number;
+  max_attempts: number;
+  cancel_requested: boolean;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  reserved_pid: number | null;
+}
+
+/** How a reap ends one task; `outcome` closes its attempt, null for a reservation (no attempt). */
+interface ReapEnd {
+  id: number;
+  status: TaskStatus;
+  error: string;
+  outcome: LeaseEnd['outcome'] | null;
+  /** 1 when the attempt does not count (given back) */
+  givenBack: number;
+}
+
+function leaseEnd(r: Reapable): ReapEnd {
+  const end = lostLeaseEnd(
+    { attempts: r.attempts, maxAttempts: r.max_attempts, cancelRequested: r.cancel_requested },
+    r.lease_owner!,
+  );
+  return {
+    id: r.id,
+    status: end.status,
+    error: end.error,
+    outcome: end.outcome,
+    givenBack: end.attemptCounts ? 0 : 1,
+  };
+}
+
+function orphanEnd(r: Reapable): ReapEnd {
+  return {
+    id: r.id,
+    status: 'cancelled',
+    error: orphanedReservationError(r.reserved_pid),
+    outcome: null,
+    givenBack: 0,
+  };
+}
+
+/** Each owner's latest lease among the rows, as RUNNING_OWNERS read it. */
+function latestLeases(rows: readonly Reapable[]): Map<string | null, number | null> {
+  const out = new Map<string | null, number | null>();
+  for (const r of rows) {
+    if (!r.leased) continue;
+    const m = out.get(r.lease_owner) ?? null;
+    const l = r.lease_expires_at;
+    out.set(r.lease_owner, l === null ? m : m === null ? l : Math.max(m, l));
+  }
+  return out;
+}
+
 export async function reclaimLost(
   db: Db,
   at: number,
@@ -107,50 +173,39 @@ export async function reclaimLost(
     .map(reserverRow)
     .filter((r) => isLost({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
   if (lost.length === 0 && dead.length === 0) return [];
+  // Under the claim lock: a tick that writes failed ends writes counts rows in several statements
+  // (tick.ts), in an order no other transaction can share. A reap holds the lock for fewer round
+  // trips than a claim does.
   return db.tx(async (q) => {
-    const out: ReclaimedTask[] = [];
-    for (const r of dead) {
-      const rows = await q.query<{ id: number }>(CANCEL_ORPHANS, [
-        now,
-        orphanedReservationError(r.reserved_pid),
-        r.reserved_for,
-      ]);
-      for (const x of rows) out.push({ id: x.id, status: 'cancelled' });
-    }
-    const done = new Map<number, ReclaimedTask>();
-    for (const o of lost) {
-      // Locked, so an owner renewing right now waits; one that renewed since the read above is
-      // alive after all: leave it be.
-      const rows = await q.query<{
-        id: number;
-        attempts: number;
-        max_attempts: number;
-        cancel_requested: boolean;
-        lease_expires_at: number | null;
-      }>(
-        `SELECT id, attempts, max_attempts, cancel_requested, lease_expires_at FROM tasks
-         WHERE status = 'running' AND lease_owner = $1 ORDER BY id FOR UPDATE`,
-        [o.lease_owner],
-      );
-      const latest = rows.reduce<number | null>(
-        (m, r) =>
-          r.lease_expires_at === null ? m : m === null ? r.lease_expires_at : Math.max(m, r.lease_expires_at),
-        null,
-      );
-      if (latest !== o.latest) continue;
-      for (const r of rows) {
-        if (done.has(r.id)) continue;
-        const end = lostLeaseEnd(
-          { attempts: r.attempts, maxAttempts: r.max_attempts, cancelRequested: r.cancel_requested },
-          o.lease_owner!,
-        );
-        done.set(r.id, { id: r.id, status: end.status });
-        await endLease(q, r.id, now, end);
-      }
-    }
-    if (done.size > 0 || out.length > 0) q.changed();
-    return [...done.values(), ...out];
-  });
+    const rows = await q.query<Reapable>(REAPABLE, [
+      [...new Set(lost.map((o) => o.lease_owner!))],
+      [...new Set(dead.map((r) => r.reserved_for))],
+    ]);
+    // An owner that renewed since the read above is alive after all: leave it be.
+    const latest = latestLeases(rows);
+    const still = new Set(
+      lost.filter((o) => latest.get(o.lease_owner!) === o.latest).map((o) => o.lease_owner),
+    );
+    const ends = rows.flatMap((r) =>
+      r.leased ? (still.has(r.lease_owner) ? [leaseEnd(r)] : []) : [orphanEnd(r)],
+    );
+    if (ends.length === 0) return [];
+    await q.query(END_REAPED, [
+      now,
+      ends.map((e) => e.id),
+      ends.map((e) => e.status),
+      ends.map((e) => e.outcome),
+      ends.map((e) => e.error),
+      ends.map((e) => e.givenBack),
+      ends.map((e) => e.outcome !== null),
+      ends.map((e) => isFinished(e.status)),
+    ]);
+    q.changed();
+    // the reclaimed leases first, then the cancelled reservations, as SQLite's
+    return [...ends.filter((e) => e.outcome !== null), ...ends.filter((e) => e.outcome === null)].map(
+      (e): ReclaimedTask => ({ id: e.id, status: e.status }),
+    );
+  }, claimLock(db.schema));
 }
 
 export async function releaseLeases(

@@ -75,14 +75,19 @@ export function claimLockKey(schema: string): string {
   return `semaforo.claim.${schema}`;
 }
 
+/** The statement that takes the claim lock, without parameters (for Db.tx's `opening`). */
+export function claimLock(schema: string): string {
+  const key = claimLockKey(schema).replaceAll("'", "''");
+  return `SELECT pg_advisory_xact_lock(hashtextextended('${key}', 0))`;
+}
+
 /**
  * What a tick's transaction runs right after BEGIN, in the same round trip (Db.tx's `opening`):
  * the claim lock, then the adaptive groups, read in a statement of their own so its snapshot
  * comes after the lock.
  */
 export function tickOpening(schema: string): string {
-  const key = claimLockKey(schema).replaceAll("'", "''");
-  return `SELECT pg_advisory_xact_lock(hashtextextended('${key}', 0)); ${ADAPTIVE_ROWS}`;
+  return `${claimLock(schema)}; ${ADAPTIVE_ROWS}`;
 }
 
 /**
@@ -90,8 +95,7 @@ export function tickOpening(schema: string): string {
  * then the limits its claim decides with, in the same round trip. No finish, so nothing to learn.
  */
 export function claimOpening(schema: string): string {
-  const key = claimLockKey(schema).replaceAll("'", "''");
-  return `SELECT pg_advisory_xact_lock(hashtextextended('${key}', 0)); ${LIMITS}`;
+  return `${claimLock(schema)}; ${LIMITS}`;
 }
 
 /** Runs in a transaction opened with claimOpening(schema), whose rows are `limits`. */

@@ -1,0 +1,178 @@
+/**
+ * The reaper and the claims of other hosts on one PostgreSQL queue, overlapping: a reap ends the
+ * leases of gone owners in many groups while claims take tasks in those groups and live owners
+ * end theirs. Both write the per-(group, status) counts rows (statement triggers), and a lock
+ * order that differs makes the server's deadlock detector abort one after deadlock_timeout (1 s),
+ * a stall of every worker waiting behind it. The queue gets a database of its own, so the
+ * server's deadlock count for it (pg_stat_database) is this test's alone.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
+import { StorageError } from '../../electron/core/errors.ts';
+import { pgCode } from '../../electron/core/store/postgres/db.ts';
+import type { ClaimedTask, TaskStore, WorkerIdentity } from '../../electron/core/store/task-store.ts';
+import { pgAdmin, pgAvailable, PG_TEST_URL } from '../conformance/pg-backend.ts';
+import { done, ended, task } from '../conformance/shapes.ts';
+
+const DB = `semaforo_reap_${process.pid}_${randomBytes(4).toString('hex')}`;
+const GROUPS = Array.from({ length: 12 }, (_, i) => `g${String(i).padStart(2, '0')}`);
+const REAPS = 25;
+const LEASE_MS = 60_000;
+
+function url(): string {
+  const u = new URL(PG_TEST_URL);
+  u.pathname = `/${DB}`;
+  u.searchParams.set('schema', 'q');
+  return u.toString();
+}
+
+/** The one number `sql` reads, asked on a connection of its own to database `test`. */
+const number = (sql: string) =>
+  pgAdmin(async (c) => Number((await c.query<{ n: string }>(sql, [DB])).rows[0]?.n ?? 0));
+
+const deadlocks = () => number('SELECT deadlocks AS n FROM pg_stat_database WHERE datname = $1');
+
+/** Waits until no connection is left on the test's database: a backend counts its deadlocks by exit. */
+async function disconnected(): Promise<void> {
+  while ((await number('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1')) > 0)
+    await new Promise((r) => setTimeout(r, 50));
+}
+
+const worker = (id: string): WorkerIdentity => ({ id, pid: 1, host: `host-${id}` });
+
+beforeAll(async () => {
+  if (!pgAvailable) return;
+  await pgAdmin(async (c) => {
+    await c.query(`CREATE DATABASE ${DB}`);
+    // A deadlock is found (and counted) after 100 ms of waiting instead of the usual 1 s, so a
+    // store that deadlocks fails this test in seconds; the setting needs a superuser.
+    await c.query(`ALTER DATABASE ${DB} SET deadlock_timeout = '100ms'`).catch(() => {});
+  });
+});
+afterAll(async () => {
+  if (pgAvailable) await pgAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`));
+});
+
+/**
+ * `n` tasks of `kind` in each group, their ids running through the groups backwards: the order
+ * in which a reap ends them (id order) is then the reverse of the order in which a claim or an
+ * end takes the groups' counts rows (by name).
+ */
+const supply = (n: number, kind: string) =>
+  Array.from({ length: n }, (_, k) =>
+    GROUPS.toReversed().map((group) =>
+      task({ kind, group, name: `${kind}-${group}-${k}`, maxAttempts: 1000 }),
+    ),
+  ).flat();
+
+/**
+ * How the live owners end their tasks: `apart`, all successful, so each tick writes its ends in a
+ * statement of their own and then claims under the claim lock (tick-apart.ts); `together`, half
+ * of them retries, so each tick writes its ends and claims in one transaction, under the lock.
+ * Either way each tick is followed by an enqueue of a task in every group. Not mixed: a tick of
+ * each kind, on two hosts, can deadlock with each other (tick-apart.ts).
+ */
+type Ends = 'apart' | 'together';
+
+interface Figures {
+  /** reaps that ended something */
+  reaps: number;
+  /** of those, the ones during which a live owner's tick was under way */
+  overlapped: number;
+  /** calls that gave up after deadlocking on each of their attempts */
+  gaveUp: number;
+}
+
+/** Runs `call`; a deadlock on each of its attempts is counted in `f`, and gives undefined. */
+async function counting<T>(f: Figures, call: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await call();
+  } catch (e) {
+    if (!(e instanceof StorageError && pgCode(e.cause) === '40P01')) throw e;
+    f.gaveUp++;
+    return undefined;
+  }
+}
+
+/**
+ * Owners that take tasks in every group and vanish, one after another, each reaped while the live
+ * owners claim and end: a reap ends the leases in id order, so across the groups out of the
+ * order in which a claim or an end takes their counts rows.
+ */
+async function stress(reaper: TaskStore, gone: TaskStore, live: TaskStore[], ends: Ends, reaps: number) {
+  const f: Figures = { reaps: 0, overlapped: 0, gaveUp: 0 };
+  let liveTicks = 0;
+  let stop = false;
+  let liveInFlight = 0;
+  const reap = async () => {
+    for (let round = 0; round < reaps; round++) {
+      await counting(f, () =>
+        gone.tick({
+          now: Date.now,
+          worker: worker(`gone-${ends}-${round}`),
+          leaseMs: LEASE_MS,
+          finishes: [],
+          claimMax: 24,
+          kinds: ['gone'],
+        }),
+      );
+      const ticksBefore = liveTicks + liveInFlight;
+      const ids = await counting(f, () => reaper.reclaimLost(Date.now(), (o) => o.id.startsWith('gone-')));
+      if (ids === undefined || ids.length === 0) continue;
+      f.reaps++;
+      if (liveInFlight > 0 || liveTicks + liveInFlight > ticksBefore) f.overlapped++;
+    }
+    stop = true;
+  };
+  const work = async (store: TaskStore, n: number) => {
+    let held: ClaimedTask[] = [];
+    while (!stop) {
+      liveInFlight++;
+      try {
+        const out = await counting(f, () =>
+          store.tick({
+            now: Date.now,
+            worker: worker(`live-${n}`),
+            leaseMs: LEASE_MS,
+            finishes: held.map((c, k) =>
+              ends === 'together' && k % 2 === 0 ? ended(c, 'retrying', 'retry', { runAt: 0 }) : done(c),
+            ),
+            claimMax: 24,
+            kinds: ['work'],
+          }),
+        );
+        held = out?.claimed ?? [];
+      } finally {
+        liveInFlight--;
+        liveTicks++;
+      }
+      await counting(f, () => store.enqueue(supply(1, 'work'), Date.now()));
+    }
+  };
+  await Promise.all([reap(), ...live.map((s, n) => work(s, n))]);
+  return f;
+}
+
+describe.skipIf(!pgAvailable)('reaping on PostgreSQL while other hosts claim and end', () => {
+  it('never deadlocks with a claim or an end', async () => {
+    const hosts = await Promise.all(Array.from({ length: 5 }, () => openPgStore(url())));
+    const [reaper, gone, ...live] = hosts as [TaskStore, TaskStore, ...TaskStore[]];
+    await reaper.updateSettings({ globalConcurrency: 100_000 });
+    // the gone owners' tasks come back after each reap, to be taken by the next
+    await reaper.enqueue([...supply(20, 'work'), ...supply(2, 'gone')], 0);
+    const before = await deadlocks();
+    const apart = await stress(reaper, gone, live, 'apart', REAPS);
+    const together = await stress(reaper, gone, live, 'together', REAPS);
+    await Promise.all(hosts.map((s) => s.close()));
+    await disconnected();
+    const after = await deadlocks();
+
+    expect(after - before).toBe(0);
+    expect(apart.gaveUp + together.gaveUp).toBe(0);
+    // and the stress was one: every round reaped, mostly while a live owner's tick was under way
+    expect([apart.reaps, together.reaps]).toEqual([REAPS, REAPS]);
+    expect(apart.overlapped).toBeGreaterThan(REAPS / 2);
+    expect(together.overlapped).toBeGreaterThan(REAPS / 2);
+  });
+});
