@@ -130,6 +130,22 @@ describe.each(backends)('leases on $name', (backend) => {
     expect((await store.getTask(alive!.task.id))!.status).toBe('pending');
   });
 
+  it("cancels a gone `semaforo run`'s own running task in the reap that finds it gone", async () => {
+    const { store } = await freshQueue(backend);
+    const run = { id: 'run@host:999998:cd', pid: 999_998, host: 'host' };
+    const [mine] = await store.enqueue([task({ name: 'backup', reservedFor: run, maxAttempts: 3 })], 1);
+    expect(await claim(store, run, 1, 10, { reservedOnly: true })).toHaveLength(1);
+    // Back in the queue it would wait for that process forever: one reap ends it, and says so.
+    expect(await store.reclaimLost(20, (o) => o.id === run.id)).toEqual([
+      { id: mine!.task.id, status: 'cancelled' },
+    ]);
+    const t = (await store.getTask(mine!.task.id))!;
+    expect(t).toMatchObject({ status: 'cancelled', attempts: 1, finishedAt: 20 });
+    expect(t.error).toMatch(/semaforo run process running it/);
+    expect(t.history.at(-1)).toMatchObject({ outcome: 'lost' });
+    expect(await store.reclaimLost(30, (o) => o.id === run.id)).toEqual([]);
+  });
+
   it("ends a gone owner's leases and a gone process's reservations in one reap", async () => {
     const { store } = await freshQueue(backend);
     const gone = { id: 'run@host:999999:ab', pid: 999_999, host: 'host' };

@@ -81,6 +81,21 @@ describe('a lease that ended without a result', () => {
     });
   });
 
+  it("cancels a lost `semaforo run`'s own task, which no other process may run, unless it failed", () => {
+    expect(
+      lostLeaseEnd({ attempts: 1, maxAttempts: 3, cancelRequested: false, reserved: true }, 'run@h:7:a'),
+    ).toEqual({
+      status: 'cancelled',
+      error: 'the semaforo run process running it (run@h:7:a) ended or hung; no other process may run it',
+      outcome: 'lost',
+      attemptCounts: true,
+    });
+    expect(
+      lostLeaseEnd({ attempts: 1, maxAttempts: 1, cancelRequested: false, reserved: true }, 'run@h:7:a')
+        .status,
+    ).toBe('failed');
+  });
+
   it('requeues a released task without counting the attempt', () => {
     expect(RELEASED_LEASE_END).toMatchObject({
       status: 'pending',
@@ -94,6 +109,7 @@ describe('a lease that ended without a result', () => {
       lostLeaseEnd({ attempts: 1, maxAttempts: 3, cancelRequested: false }, 'w'),
       lostLeaseEnd({ attempts: 3, maxAttempts: 3, cancelRequested: false }, 'w'),
       lostLeaseEnd({ attempts: 1, maxAttempts: 3, cancelRequested: true }, 'w'),
+      lostLeaseEnd({ attempts: 1, maxAttempts: 3, cancelRequested: false, reserved: true }, 'w'),
       RELEASED_LEASE_END,
     ];
     for (const e of ends) {

@@ -90,10 +90,12 @@ export interface LeaseEnd {
 /**
  * A task whose worker stopped renewing its lease (the process ended or hung): the attempt
  * counts, as the handler may have done part of its work, so a task that crashes its worker
- * every time ends failed instead of looping; a cancel asked for meanwhile is honoured.
+ * every time ends failed instead of looping; a cancel asked for meanwhile is honoured. A task
+ * reserved for a `semaforo run` (`reserved`) can run in that process only: back in the queue it
+ * would wait for a process that is gone, so it ends cancelled, as its waiting reservation would.
  */
 export function lostLeaseEnd(
-  task: { attempts: number; maxAttempts: number; cancelRequested: boolean },
+  task: { attempts: number; maxAttempts: number; cancelRequested: boolean; reserved?: boolean },
   owner: string,
 ): LeaseEnd {
   if (task.cancelRequested)
@@ -103,8 +105,16 @@ export function lostLeaseEnd(
       outcome: 'lost',
       attemptCounts: true,
     };
+  const failed = task.attempts >= task.maxAttempts;
+  if (task.reserved && !failed)
+    return {
+      status: 'cancelled',
+      error: `the semaforo run process running it (${owner}) ended or hung; no other process may run it`,
+      outcome: 'lost',
+      attemptCounts: true,
+    };
   return {
-    status: task.attempts >= task.maxAttempts ? TRANSITIONS.fail.to : TRANSITIONS.requeue.to,
+    status: failed ? TRANSITIONS.fail.to : TRANSITIONS.requeue.to,
     error: `lease lost: worker ${owner} stopped renewing (process ended or hung)`,
     outcome: 'lost',
     attemptCounts: true,

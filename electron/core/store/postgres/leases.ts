@@ -35,7 +35,7 @@ const RESERVERS = `SELECT DISTINCT reserved_for, reserved_pid, reserved_host FRO
 // The rows a reap ends, locked in id order: the running tasks of the lost owners ($1) and the
 // waiting tasks reserved for dead workers ($2).
 const REAPABLE = `SELECT id, status = 'running' AS leased, attempts, max_attempts, cancel_requested,
-    lease_owner, lease_expires_at, reserved_pid
+    lease_owner, lease_expires_at, reserved_for, reserved_pid
   FROM tasks WHERE (status = 'running' AND lease_owner = ANY($1::text[]))
     OR (reserved_for = ANY($2::text[]) AND status IN (${WAITING}))
   ORDER BY id FOR UPDATE`;
@@ -106,6 +106,7 @@ interface Reapable {
   cancel_requested: boolean;
   lease_owner: string | null;
   lease_expires_at: number | null;
+  reserved_for: string | null;
   reserved_pid: number | null;
 }
 
@@ -121,7 +122,12 @@ interface ReapEnd {
 
 function leaseEnd(r: Reapable): ReapEnd {
   const end = lostLeaseEnd(
-    { attempts: r.attempts, maxAttempts: r.max_attempts, cancelRequested: r.cancel_requested },
+    {
+      attempts: r.attempts,
+      maxAttempts: r.max_attempts,
+      cancelRequested: r.cancel_requested,
+      reserved: r.reserved_for !== null,
+    },
     r.lease_owner!,
   );
   return {

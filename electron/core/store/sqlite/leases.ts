@@ -187,7 +187,12 @@ export class Leases {
       for (const r of rows) {
         if (done.has(r.id)) continue;
         const end = lostLeaseEnd(
-          { attempts: r.attempts, maxAttempts: r.max_attempts, cancelRequested: r.cancel_requested === 1 },
+          {
+            attempts: r.attempts,
+            maxAttempts: r.max_attempts,
+            cancelRequested: r.cancel_requested === 1,
+            reserved: r.reserved_for !== null,
+          },
           r.lease_owner!,
         );
         done.set(r.id, { id: r.id, status: end.status });
