@@ -18,7 +18,7 @@ import {
 import { straysOf } from '../lease-strays.ts';
 import type { TaskStatus } from '../../../../shared/domain.ts';
 import type { LeaseHolder, ReclaimedTask, RenewResult, WorkerIdentity } from '../task-store.ts';
-import type { Db } from './db.ts';
+import { pgCode, type Db, type Queryable } from './db.ts';
 import { ownerRow, reserverRow } from './limit-rows.ts';
 import { atMs, untilMs } from './pg-clock.ts';
 import { claimLock } from './tick.ts';
@@ -181,37 +181,65 @@ export async function reclaimLost(
   if (lost.length === 0 && dead.length === 0) return [];
   // Under the claim lock: a tick that writes failed ends writes counts rows in several statements
   // (tick.ts), in an order no other transaction can share. A reap holds the lock for fewer round
-  // trips than a claim does.
-  return db.tx(async (q) => {
-    const rows = await q.query<Reapable>(REAPABLE, [
-      [...new Set(lost.map((o) => o.lease_owner!))],
-      [...new Set(dead.map((r) => r.reserved_for))],
-    ]);
-    // An owner that renewed since the read above is alive after all: leave it be.
-    const latest = latestLeases(rows);
-    const still = new Set(
-      lost.filter((o) => latest.get(o.lease_owner!) === o.latest).map((o) => o.lease_owner),
+  // trips than a claim does, and waits for no other lock longer than REAP_LOCK_WAIT while holding
+  // it (every host's claims wait behind it): a row held elsewhere leaves the reap to the next round.
+  let gaveUp = false;
+  try {
+    return await db.tx(
+      async (q) => {
+        try {
+          return await reapLocked(q, now, lost, dead);
+        } catch (e) {
+          gaveUp = pgCode(e) === LOCK_NOT_AVAILABLE;
+          throw e;
+        }
+      },
+      `${claimLock(db.schema)}; SET LOCAL lock_timeout = '${REAP_LOCK_WAIT}'`,
     );
-    const ends = rows.flatMap((r) =>
-      r.leased ? (still.has(r.lease_owner) ? [leaseEnd(r)] : []) : [orphanEnd(r)],
-    );
-    if (ends.length === 0) return [];
-    await q.query(END_REAPED, [
-      now,
-      ends.map((e) => e.id),
-      ends.map((e) => e.status),
-      ends.map((e) => e.outcome),
-      ends.map((e) => e.error),
-      ends.map((e) => e.givenBack),
-      ends.map((e) => e.outcome !== null),
-      ends.map((e) => isFinished(e.status)),
-    ]);
-    q.changed();
-    // the reclaimed leases first, then the cancelled reservations, as SQLite's
-    return [...ends.filter((e) => e.outcome !== null), ...ends.filter((e) => e.outcome === null)].map(
-      (e): ReclaimedTask => ({ id: e.id, status: e.status }),
-    );
-  }, claimLock(db.schema));
+  } catch (e) {
+    if (gaveUp) return [];
+    throw e;
+  }
+}
+
+/** How long a reap, holding the claim lock, waits for a task or counts row another holds. */
+const REAP_LOCK_WAIT = '200ms';
+const LOCK_NOT_AVAILABLE = '55P03';
+
+async function reapLocked(
+  q: Queryable,
+  now: number,
+  lost: ReturnType<typeof ownerRow>[],
+  dead: ReturnType<typeof reserverRow>[],
+): Promise<ReclaimedTask[]> {
+  const rows = await q.query<Reapable>(REAPABLE, [
+    [...new Set(lost.map((o) => o.lease_owner!))],
+    [...new Set(dead.map((r) => r.reserved_for))],
+  ]);
+  // An owner that renewed since the read above is alive after all: leave it be.
+  const latest = latestLeases(rows);
+  const still = new Set(
+    lost.filter((o) => latest.get(o.lease_owner!) === o.latest).map((o) => o.lease_owner),
+  );
+  const ends = rows.flatMap((r) =>
+    r.leased ? (still.has(r.lease_owner) ? [leaseEnd(r)] : []) : [orphanEnd(r)],
+  );
+  if (ends.length === 0) return [];
+  await q.query(END_REAPED, [
+    now,
+    ends.map((e) => e.id),
+    ends.map((e) => e.status),
+    ends.map((e) => e.outcome),
+    ends.map((e) => e.error),
+    ends.map((e) => e.givenBack),
+    ends.map((e) => e.outcome !== null),
+    ends.map((e) => isFinished(e.status)),
+  ]);
+  q.changed();
+  // the reclaimed leases first, then the cancelled reservations, as SQLite's
+  return [...ends.filter((e) => e.outcome !== null), ...ends.filter((e) => e.outcome === null)].map(
+    (e): ReclaimedTask => ({ id: e.id, status: e.status }),
+  );
 }
 
 export async function releaseLeases(
