@@ -10,6 +10,7 @@ import { isatty } from 'node:tty';
 import type { JsonValue } from '../../../shared/domain.ts';
 import { formatElapsed } from '../../../shared/durations.ts';
 import { PermanentError, RetryAfterError } from '../errors.ts';
+import { commandLabel } from '../policy/default-name.ts';
 import { ATTEMPT_TAG_VAR, attemptTag, stopAttempt } from './attempt-tag.ts';
 import { dyingWithWorker } from './death-signal.ts';
 import { killTree, spawnsOwnGroup } from './process-tree.ts';
@@ -48,25 +49,30 @@ function lastLine(s: string): string | null {
   return null;
 }
 
+/**
+ * The command as an error names it: the error is a notification's body and the webhook's
+ * task.error, so its credentials are hidden as in a default name, and it is cut to a label.
+ */
 function display(p: ShellPayload): string {
-  const full = [p.command, ...(p.args ?? [])].join(' ');
-  return full.length > 120 ? `${full.slice(0, 120)}…` : full;
+  return commandLabel([p.command, ...(p.args ?? [])]);
 }
 
 /** Why the program could not be started, as the user should read it. */
 function spawnFailure(err: NodeJS.ErrnoException, p: ShellPayload): Error {
+  // the program alone (may be a whole `--shell` script, so hidden and cut as well)
+  const program = commandLabel([p.command]);
   switch (err.code) {
     case 'ENOENT':
-      return new PermanentError(`command not found: "${p.command}" (no such file, or not on PATH)`);
+      return new PermanentError(`command not found: "${program}" (no such file, or not on PATH)`);
     case 'EACCES':
-      return new PermanentError(`cannot run "${p.command}": permission denied (is it executable?)`);
+      return new PermanentError(`cannot run "${program}": permission denied (is it executable?)`);
     case 'EINVAL':
       return new PermanentError(
-        `cannot run "${p.command}" directly: ${err.message} (scripts such as .cmd need shell: true)`,
+        `cannot run "${program}" directly: ${err.message} (scripts such as .cmd need shell: true)`,
       );
     default:
       // EAGAIN, EMFILE, ENOMEM: the machine is busy; another attempt may work.
-      return new Error(`could not start "${p.command}": ${err.message}`);
+      return new Error(`could not start "${program}": ${err.message}`);
   }
 }
 
