@@ -60,11 +60,107 @@ describe('the default name of a task', () => {
       ],
       [[`TOKEN=abc ./x --key=k | tee log`], 'TOKEN=*** ./x --key=*** | tee log'],
       [[`curl -H'Cookie: a=b' https://e.com`], `curl -H'Cookie: ***' https://e.com`],
+      // glued short options, and -u's password written on it
+      [['curl', '-uuser:hunter2', 'https://e.com'], 'curl -uuser:*** https://e.com'],
+      [['mysql', '-uroot', '-pS3CR3T', 'db'], 'mysql -uroot -p*** db'],
+      [['mysql', '-uroot', '-p', 'db'], 'mysql -uroot -p db'],
+      // a token as a URL's whole userinfo
+      [
+        ['git', 'clone', 'https://ghp_SECRETPAT@github.com/org/repo.git'],
+        'git clone https://***@github.com/org/repo.git',
+      ],
+      // git's extraHeader, as -c's setting or git config's value
+      [
+        ['git', '-c', 'http.extraHeader=Authorization: Bearer X', 'fetch'],
+        'git -c http.extraHeader=Authorization: *** fetch',
+      ],
+      [
+        ['git', 'config', 'http.https://e.com/.extraheader', 'Authorization: Basic eA=='],
+        'git config http.https://e.com/.extraheader Authorization: ***',
+      ],
+      // headers: a Bearer/Basic value whatever the name, names with auth/session/… in them
+      [
+        ['curl', '-H', 'X-Custom: Bearer X', '-H', 'X-Other: Basic Y', 'u'],
+        'curl -H X-Custom: *** -H X-Other: *** u',
+      ],
+      [
+        ['curl', '-H', 'X-Auth: a', '-H', 'X-API-Token: b', '-H', 'X-Session-Id: c', 'u'],
+        'curl -H X-Auth: *** -H X-API-Token: *** -H X-Session-Id: *** u',
+      ],
+      [
+        ['http', 'e.com', 'X-API-Token:abc', 'X-Custom:Bearer abc', 'Accept:json'],
+        'http e.com X-API-Token: *** X-Custom: *** Accept:json',
+      ],
+      [['http', 'e.com', 'token==abc', 'q==1'], 'http e.com token==*** q==1'],
+      // curl's bearer, cookie and authorization options
+      [
+        ['curl', '--oauth2-bearer', 'X', '--bearer', 'Y', '--authorization', 'Z', 'u'],
+        'curl --oauth2-bearer *** --bearer *** --authorization *** u',
+      ],
+      [
+        ['curl', '-b', 'sid=X', '--cookie', 'sid=Y', '--cookie=sid=Z', '-bsid=W', 'u'],
+        'curl -b *** --cookie *** --cookie=*** -b*** u',
+      ],
+      [['curl', '--cookie-jar', 'jar.txt', 'u'], 'curl --cookie-jar jar.txt u'],
+      [['git', 'checkout', '-b', 'feature'], 'git checkout -b feature'],
+      // -p and -a where they mean a password, and only there
+      [['docker', 'login', '-u', 'me', '-p', 'X', 'reg.io'], 'docker login -u me -p *** reg.io'],
+      [['docker', 'run', '-p', '8080:80', 'img'], 'docker run -p 8080:80 img'],
+      [['sshpass', '-p', 'X', 'ssh', 'host'], 'sshpass -p *** ssh host'],
+      [['http', '-a', 'user:pw', 'e.com'], 'http -a user:*** e.com'],
+      [['ssh', '-p', '2222', 'host'], 'ssh -p 2222 host'],
+      // variables, given to -e/--env or set by env
+      [
+        [
+          'docker',
+          'run',
+          '-eAPI_TOKEN=x',
+          '-e',
+          'API_TOKEN=y',
+          '--env',
+          'DB_PASS=z',
+          'img',
+          '--env=MY_KEY=w',
+        ],
+        'docker run -eAPI_TOKEN=*** -e API_TOKEN=*** --env DB_PASS=*** img --env=MY_KEY=***',
+      ],
+      [['env', 'MYSQL_PWD=x', 'OLDPWD=/a', 'mysql'], 'env MYSQL_PWD=*** OLDPWD=/a mysql'],
+      // the same inside a script
+      [
+        ['sh', '-c', 'curl -HAuthorization:SECRET -uuser:pw -b sid=X https://tok@e.com/#access_token=X'],
+        'sh -c curl -HAuthorization: *** -uuser:*** -b *** https://***@e.com/#access_token=***',
+      ],
+      [
+        [
+          'sh',
+          '-c',
+          `docker login -p X r.io && sshpass -p Y ssh h; http -a u:pw e.com 'X-Api-Token: t' X-Custom:"Bearer x"`,
+        ],
+        `sh -c docker login -p *** r.io && sshpass -p *** ssh h; http -a u:*** e.com 'X-Api-Token: ***' X-Custom:"***"`,
+      ],
+      [
+        ['sh', '-c', `git -c http.extraHeader="Authorization: Bearer X" fetch; MYSQL_PWD=x mysql -pY`],
+        `sh -c git -c http.extraHeader="Authorization: ***" fetch; MYSQL_PWD=*** mysql -p***`,
+      ],
+      [
+        ['sh', '-c', 'docker run -eAPI_KEY=z --env=DB_PASS=y i; ssh -p 22 h; http e.com token==t'],
+        'sh -c docker run -eAPI_KEY=*** --env=DB_PASS=*** i; ssh -p 22 h; http e.com token==***',
+      ],
+      // query and fragment parameters
+      [
+        [
+          'curl',
+          'https://e.com/cb#access_token=a&x=1',
+          'https://e.com/a?jwt=b&session=c',
+          'https://e.com/a;jsessionid=d',
+        ],
+        'curl https://e.com/cb#access_token=***&x=1 https://e.com/a?jwt=***&session=*** https://e.com/a;jsessionid=***',
+      ],
       // nothing to hide
       [['rsync', '-a', 'src/', 'dst/'], 'rsync -a src/ dst/'],
       [['du -sh * | sort -h'], 'du -sh * | sort -h'],
     ];
-    for (const [words, name] of cases) expect(commandLabel(words), words.join(' ')).toBe(name);
+    for (const [words, name] of cases) expect.soft(commandLabel(words), words.join(' ')).toBe(name);
   });
 
   it('cuts a long name to a label, with an ellipsis, never inside an emoji', () => {
