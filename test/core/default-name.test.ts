@@ -156,6 +156,19 @@ describe('the default name of a task', () => {
         ],
         'curl https://e.com/cb#access_token=***&x=1 https://e.com/a?jwt=***&session=*** https://e.com/a;jsessionid=***',
       ],
+      // an option written with = holds its value: the next word is kept
+      [
+        ['wget', '--password=SECRETW', 'https://example.com/file.tgz'],
+        'wget --password=*** https://example.com/file.tgz',
+      ],
+      [
+        ['curl', '--header=Authorization: Bearer x', 'https://e.com'],
+        'curl --header=Authorization: *** https://e.com',
+      ],
+      [
+        ['curl', '--user=u:p', '--env=MY_KEY=w', 'https://e.com'],
+        'curl --user=u:*** --env=MY_KEY=*** https://e.com',
+      ],
       // nothing to hide
       [['rsync', '-a', 'src/', 'dst/'], 'rsync -a src/ dst/'],
       [['du -sh * | sort -h'], 'du -sh * | sort -h'],

@@ -21,6 +21,8 @@ const EXTRA_HEADER_KEY = /\.extraheader$/i;
 
 /** What the word after `word` is, when it is an option's credential. */
 function nextKind(word: string, programs: Programs): ValueKind | null {
+  // `--password=X` holds its value: the next word is not it
+  if (word.includes('=')) return null;
   if (EXTRA_HEADER_KEY.test(word)) return 'header';
   return optionKind(word, programs, false);
 }
