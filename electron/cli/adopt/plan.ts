@@ -9,6 +9,7 @@ import { ValidationError } from '../../../shared/errors.ts';
 import { NAME_RE, parseInput } from '../../../shared/schemas.ts';
 import { envBefore, type CronLine } from './crontab.ts';
 import { guessGroup, jobName } from './groups.ts';
+import { byCrontabLine, checkNoTwins, crontabLine, sourceOf } from './plan-lines.ts';
 
 export type Action = 'wrap' | 'schedule' | 'keep';
 
@@ -181,45 +182,6 @@ export function parsePlan(json: unknown): Plan {
           message: 'a schedule needs "cron" and a "name" of letters, digits, . _ : -',
         },
       ]);
+  checkNoTwins(plan.lines);
   return plan;
-}
-
-type SourceLine = Pick<PlanLine, 'line' | 'text'>;
-
-/** A plan line's crontab line, if the (unchecked) entry still says which one it is. */
-function sourceOf(entry: unknown): SourceLine | null {
-  if (typeof entry !== 'object' || entry === null || !('line' in entry) || !('text' in entry)) return null;
-  const { line, text } = entry;
-  return typeof line === 'number' && Number.isInteger(line) && line >= 1 && typeof text === 'string'
-    ? { line, text }
-    : null;
-}
-
-const QUOTE_MAX = 40;
-
-/** `crontab line 3 ("0 2 * * * pg_dump mydb | gzip > /backu…")`: the line as the user knows it. */
-export function crontabLine(l: SourceLine): string {
-  const t = l.text.trim();
-  return `crontab line ${l.line} ("${t.length > QUOTE_MAX ? `${t.slice(0, QUOTE_MAX - 1)}…` : t}")`;
-}
-
-/**
- * `err` with each issue under `prefix[i]` (a plan line in the JSON, or the schedule made from
- * one) named after its crontab line instead, keeping the field: the user edits a plan by the
- * crontab lines it names, not by the place of an entry in the file.
- */
-export function byCrontabLine(
-  err: ValidationError,
-  prefix: string,
-  lineAt: (i: number) => SourceLine | null,
-): ValidationError {
-  const head = new RegExp(`^${prefix.replace(/[.[\]]/g, '\\$&')}\\[(\\d+)\\](?:\\.(.+))?$`);
-  return new ValidationError(
-    err.issues.map((issue) => {
-      const m = head.exec(issue.path);
-      const l = m ? lineAt(Number(m[1])) : null;
-      if (!m || !l) return issue;
-      return { path: `${crontabLine(l)}${m[2] ? ` ${m[2]}` : ''}`, message: issue.message };
-    }),
-  );
 }

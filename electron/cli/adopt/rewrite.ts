@@ -6,6 +6,7 @@
 import { shellQuote } from '../install/launcher.ts';
 import { envBefore, type CronLine } from './crontab.ts';
 import type { Plan, PlanLine } from './plan.ts';
+import { crontabLine } from './plan-lines.ts';
 
 export const MOVED_MARK = '# moved to a semaforo schedule by `semaforo adopt`:';
 
@@ -69,7 +70,8 @@ export function scheduleSpecs(
     .filter((p) => p.action === 'schedule')
     .map((p) => {
       const l = lines[p.line - 1]!;
-      if (l.type !== 'job') throw new Error(`line ${p.line} is not a cron job`);
+      // checkAgainstCrontab has refused such a plan; a caller that skipped it learns where
+      if (l.type !== 'job') throw new Error(`${crontabLine(p)}: is not a cron job`);
       const env = envBefore(lines, p.line - 1);
       const shell = env.get('SHELL') ?? '/bin/sh';
       const jobEnv: Record<string, string> = { PATH: '/usr/bin:/bin' };

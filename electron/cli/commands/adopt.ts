@@ -12,7 +12,8 @@ import { parseInput, scheduleSpecSchema } from '../../../shared/schemas.ts';
 import { localTimeZone } from '../../../shared/schedule-times.ts';
 import { parseCrontab } from '../adopt/crontab.ts';
 import { hasUserField, installSource, readSource, type Source } from '../adopt/crontab-io.ts';
-import { byCrontabLine, crontabLine, makePlan, parsePlan, sha256, type Plan } from '../adopt/plan.ts';
+import { makePlan, parsePlan, sha256, type Plan } from '../adopt/plan.ts';
+import { byCrontabLine, checkAgainstCrontab } from '../adopt/plan-lines.ts';
 import { latestRecord, recordsDir, retireRecord, saveRecord } from '../adopt/records.ts';
 import { diff, rewrite, scheduleSpecs } from '../adopt/rewrite.ts';
 import type { CliContext } from '../context.ts';
@@ -112,9 +113,7 @@ to the queue file. Install the launcher first: semaforo install-cli`,
         user: os.userInfo().username,
         localZone: localTimeZone(),
       });
-    for (const p of plan.lines)
-      if (p.action !== 'keep' && lines[p.line - 1]?.text !== p.text)
-        throw bad(crontabLine(p), 'does not match the crontab; write a new plan');
+    checkAgainstCrontab(plan.lines, lines);
     const after = rewrite(text, lines, plan);
     const specs = scheduleSpecs(lines, plan, os.homedir());
     const launcherMissing = plan.lines.some((p) => p.action === 'wrap') && !fs.existsSync(plan.launcher);

@@ -97,6 +97,17 @@ describe('adopt on a file', () => {
     expect(badCron.stderr).toMatch(
       /^semaforo: crontab line 4 \("0 2 \* \* \* pg_dump mydb \| gzip > \/backup…"\) cron: .*invalid minute: 61/,
     );
+    // two schedules of one name are refused before anything is created, in one line
+    const twins = await slip((p) => {
+      for (const l of p.lines) if (l.name === 'curl' || l.name === 'pg_dump') l.name = 'same';
+    });
+    expect([twins.code, twins.stderr]).toEqual([
+      2,
+      'semaforo: crontab line 3 ("*/5 * * * * curl -fsS https://api.examp…") and ' +
+        'crontab line 4 ("0 2 * * * pg_dump mydb | gzip > /backup…"): both become schedule "same"; ' +
+        'give one another name\n',
+    ]);
+    expect(json<Schedule[]>(await cli(['--json', 'schedule', 'list'], { db }))).toEqual([]);
     expect(fs.readFileSync(file, 'utf8')).toBe(CRONTAB);
     // The user keeps rsync in cron as it is, and renames the dump.
     plan.lines.find((l) => l.name === 'rsync')!.action = 'keep';

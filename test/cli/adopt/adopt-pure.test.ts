@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCrontab, parseLine } from '../../../electron/cli/adopt/crontab.ts';
 import { commandWords, guessGroup, jobName, vendorGroup } from '../../../electron/cli/adopt/groups.ts';
 import { makePlan, parsePlan, type Plan } from '../../../electron/cli/adopt/plan.ts';
+import { checkAgainstCrontab, crontabLine } from '../../../electron/cli/adopt/plan-lines.ts';
 import {
   diff,
   MOVED_MARK,
@@ -183,5 +184,39 @@ describe('planning and rewriting', () => {
     const lost = JSON.parse(JSON.stringify(p)) as { lines: { line: unknown }[] };
     lost.lines[1]!.line = 'five';
     expect(() => parsePlan(lost)).toThrow(/^plan\.lines\[1\]\.line: /);
+  });
+
+  it('quotes a crontab line in one line, cut between characters', () => {
+    const emoji = crontabLine({ line: 2, text: `0 * * * * echo ${'😀'.repeat(40)}` });
+    expect(emoji).toBe(`crontab line 2 ("0 * * * * echo ${'😀'.repeat(24)}…")`);
+    expect(emoji).not.toMatch(/\p{Cs}/u);
+    expect(crontabLine({ line: 3, text: '0 * * * * a\nb\r\nc' })).toBe(
+      'crontab line 3 ("0 * * * * a\\nb\\nc")',
+    );
+  });
+
+  it('refuses a plan with two entries for one line, two schedules of one name, or a job that is not one', () => {
+    const moved = JSON.parse(JSON.stringify(plan(CRONTAB, true))) as Plan;
+    const twice = JSON.parse(JSON.stringify(moved)) as Plan;
+    twice.lines.push({ ...twice.lines.find((l) => l.line === 5)!, name: 'other' });
+    expect(() => parsePlan(twice)).toThrow(
+      /^crontab line 5 \("0 2 \* \* \* pg_dump mydb \| gzip > \/backup…"\): is in the plan twice; keep one entry for it$/,
+    );
+    const same = JSON.parse(JSON.stringify(moved)) as Plan;
+    for (const l of same.lines) if (l.line === 4 || l.line === 5) l.name = 'same';
+    expect(() => parsePlan(same)).toThrow(
+      'crontab line 4 ("*/5 * * * *   curl -fsS https://api.exa…") and ' +
+        'crontab line 5 ("0 2 * * * pg_dump mydb | gzip > /backup…"): both become schedule "same"; give one another name',
+    );
+    // a schedule entry pointed at the comment on line 1
+    const comment = JSON.parse(JSON.stringify(moved)) as Plan;
+    Object.assign(
+      comment.lines.find((l) => l.line === 5)!,
+      { line: 1, text: '# my jobs' },
+    );
+    expect(() => checkAgainstCrontab(parsePlan(comment).lines, parseCrontab(CRONTAB))).toThrow(
+      /^crontab line 1 \("# my jobs"\): is not a cron job: only a job can be moved into a schedule$/,
+    );
+    expect(() => checkAgainstCrontab(moved.lines, parseCrontab(CRONTAB))).not.toThrow();
   });
 });
