@@ -3,6 +3,7 @@
  * dashboard's forms. JSON always carries milliseconds; these only translate at the edge.
  */
 import type { RateLimit } from './domain.ts';
+import { LIMITS } from './limits.ts';
 
 const UNIT_MS: Record<string, number> = {
   ms: 1,
@@ -103,9 +104,21 @@ const PERIOD_WORDS: Record<string, number> = {
   day: 86_400_000,
 };
 
+// `day`, `days`, `2 days`, `1.5 hours`: a period in words, as people write one
+const WORD_PERIOD = /^(\d+(?:\.\d+)?)?\s*(s|m|h|d|(?:sec|min|second|minute|hour|day)s?)$/;
+
+function periodOf(text: string): number | null {
+  const words = WORD_PERIOD.exec(text);
+  if (!words) return parseDuration(text);
+  const unit = words[2]!;
+  const size = PERIOD_WORDS[unit] ?? PERIOD_WORDS[unit.slice(0, -1)]!;
+  return Math.round(Number(words[1] ?? 1) * size);
+}
+
 /**
- * Parses a rate limit `N/PERIOD`: `10/min`, `5/s`, `100/h`, `5/d`, `30/15min`. `none` means no limit
- * (returns null). Throws an Error whose message says what is wrong.
+ * Parses a rate limit `N/PERIOD`: `10/min`, `5/s`, `100/h`, `5/d`, `30/15min`, `5/2days`. `none`
+ * means no limit (returns null). Throws an Error whose message says what is wrong, limits
+ * included: the dashboard's form shows it as it is, and `--rate` after its name.
  */
 export function parseRate(text: string): RateLimit | null {
   const t = text.trim().toLowerCase();
@@ -113,10 +126,18 @@ export function parseRate(text: string): RateLimit | null {
   const m = /^(\d+)\s*\/\s*(.+)$/.exec(t);
   if (!m) throw new Error(`"${text}" is not a rate; write N/PERIOD such as 10/min, 5/s or 30/15min, or none`);
   const limit = Number(m[1]);
-  const periodMs = PERIOD_WORDS[m[2]!] ?? parseDuration(m[2]!);
+  const period = m[2]!.trim();
+  const periodMs = periodOf(period);
   if (periodMs === null || periodMs <= 0)
-    throw new Error(`"${m[2]}" is not a period; use s, min, h, d or a duration such as 15min`);
+    throw new Error(`"${period}" is not a period; use s, min, h, d or a duration such as 15min`);
+  const { maxLimit, maxPeriodMs } = LIMITS.rate;
+  if (periodMs > maxPeriodMs)
+    throw new Error(
+      `the period "${period}" is longer than ${formatDuration(maxPeriodMs)}, the longest a rate has`,
+    );
   if (limit < 1) throw new Error('a rate limit must allow at least 1 start per period');
+  if (limit > maxLimit)
+    throw new Error(`a rate limit allows at most ${maxLimit} starts per period, not ${m[1]}`);
   return { limit, periodMs };
 }
 

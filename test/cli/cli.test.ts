@@ -221,6 +221,12 @@ describe('semaforo CLI, driven as a separate process', { timeout: 120_000 }, () 
     expect(shown).toBe('5/d');
     const again = json<GroupInfo>(await cli(['--json', 'group', 'set', 'reports', '--rate', shown], { db }));
     expect(again.rate).toEqual({ limit: 5, periodMs: 86_400_000 });
+    // A period past the longest is named, with the longest, rather than a count of milliseconds.
+    const long = await cli(['group', 'set', 'reports', '--rate', '5/2days'], { db });
+    expect([long.code, long.stderr]).toEqual([
+      2,
+      'semaforo: --rate: the period "2days" is longer than 1d, the longest a rate has\n',
+    ]);
   });
 
   it('work --drain runs everything and exits 0, or 1 when a task failed during the run', async () => {

@@ -40,7 +40,13 @@ describe('durations', () => {
       ['5/1d', 86_400_000, '5/d'],
       ['30/15m', 900_000, '30/15min'],
       ['30/90s', 90_000, '30/90s'],
-      ['7/36h', 129_600_000, '7/36h'],
+      ['7/36min', 2_160_000, '7/36min'],
+      // plural words, with or without a count
+      ['5/days', 86_400_000, '5/d'],
+      ['5/2 hours', 7_200_000, '5/2h'],
+      ['10/minutes', 60_000, '10/min'],
+      ['3/30seconds', 30_000, '3/30s'],
+      ['4/0.5days', 43_200_000, '4/12h'],
       ['5/1ms', 1, '5/1ms'],
     ];
     for (const [typed, periodMs, shown] of cases) {
@@ -52,11 +58,22 @@ describe('durations', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 1_000_000 }),
-        fc.integer({ min: 1, max: 400 * 86_400_000 }),
+        fc.integer({ min: 1, max: 86_400_000 }),
         (limit, periodMs) => {
           expect(parseRate(formatRate({ limit, periodMs }))).toEqual({ limit, periodMs });
         },
       ),
     );
+  });
+
+  it('refuses a rate outside the limits in words that name the period or the count', () => {
+    expect(() => parseRate('5/2d')).toThrow('the period "2d" is longer than 1d, the longest a rate has');
+    expect(() => parseRate('5/25 hours')).toThrow('the period "25 hours" is longer than 1d');
+    expect(() => parseRate('1000001/s')).toThrow(
+      'a rate limit allows at most 1000000 starts per period, not 1000001',
+    );
+    expect(parseRate('1000000/d')).toEqual({ limit: 1_000_000, periodMs: 86_400_000 });
+    // "ms" is milliseconds, never minutes with a plural s
+    expect(() => parseRate('5/ms')).toThrow('"ms" is not a period');
   });
 });
