@@ -6,6 +6,7 @@
  * (numbers, ids, URLs, hosts, paths), is the signature. Pure, so the dashboard and the CLI group
  * alike.
  */
+import { ellipsize } from './ellipsis.ts';
 
 export interface FailureCause {
   /** `exit 7`, `HTTP 500`, `SIGKILL`: what ended it, where the error says; null otherwise */
@@ -32,8 +33,7 @@ const HTTP_STATUS = /^([A-Z]+) (\S+) -> (\d{3})\b(.*)$/;
 const HTTP_FAILED = /^([A-Z]+) (\S+?)(?: failed)?: (.+)$/;
 
 function clip(text: string): string {
-  const one = text.trim();
-  return one.length > LINE_CHARS ? `${one.slice(0, LINE_CHARS - 1)}…` : one;
+  return ellipsize(text.trim(), LINE_CHARS);
 }
 
 function firstLineOf(text: string): string {

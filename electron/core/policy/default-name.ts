@@ -5,6 +5,7 @@
  * its credentials hidden (hide-secrets.ts). Names reach notifications, the tray, the failure
  * webhook and logs, so a default one holds no secret and is short (a name given is kept as is).
  */
+import { ellipsize } from '../../../shared/ellipsis.ts';
 import { hideSecrets } from './hide-secrets.ts';
 
 /** A label, not a record of the command: longer ones are cut with an ellipsis. */
@@ -38,13 +39,9 @@ export function commandLabel(command: readonly string[]): string {
 }
 
 /**
- * `text` cut to DEFAULT_NAME_MAX with an ellipsis, on a character boundary and with any lone
- * surrogate replaced: the name is only a label, and half an emoji would otherwise be refused as
- * "--name: …" when the user gave no name at all.
+ * `text` cut to DEFAULT_NAME_MAX, with any lone surrogate replaced: half an emoji would be
+ * refused as "--name: …" when the user gave no name at all.
  */
 function label(text: string): string {
-  const whole = text.replace(/\p{Cs}/gu, '\uFFFD');
-  if (whole.length <= DEFAULT_NAME_MAX) return whole;
-  const cut = whole.slice(0, DEFAULT_NAME_MAX - 1);
-  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+  return ellipsize(text.replace(/\p{Cs}/gu, '\uFFFD'), DEFAULT_NAME_MAX);
 }

@@ -7,6 +7,7 @@
  */
 import type { StatusCounts, Task } from '../../../shared/domain.ts';
 import { formatElapsed } from '../../../shared/durations.ts';
+import { ellipsize as truncate } from '../../../shared/ellipsis.ts';
 import type { ScheduleAlarm } from '../../../shared/schedule-alarms.ts';
 import { waitingSentence, type WaitReason } from '../../../shared/why-waiting.ts';
 
@@ -79,10 +80,6 @@ function age(at: number | null, now: number): string {
   if (at === null) return '';
   const d = Math.max(0, now - at);
   return d < 60_000 ? 'just now' : `${formatElapsed(d).replace(/(\d+[a-z]+)\d.*/, '$1')} ago`;
-}
-
-function truncate(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
 /** Cut in the middle: a long file path or URL is told apart by its end (the file, the schema). */
