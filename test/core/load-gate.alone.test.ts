@@ -18,6 +18,8 @@ import { defineHandler } from '../../electron/core/handlers/registry.ts';
 import { exited, testEngine, waitFor } from '../helpers.ts';
 
 const HOGS = 4;
+/** At most this many, added HOGS at a time while the load does not rise (see below). */
+const MAX_HOGS = 16;
 /** How far the hogs must lift the load (per core) over its lowest reading: 4 on 2 cores add 2. */
 const RISE = 1;
 /** The limit's place under the lifted load: the gate closes at once, and reopens at 90 % of it. */
@@ -62,14 +64,24 @@ describe.skipIf(process.platform !== 'linux')('a load gate on real load', () => 
     await waitFor(() => starts.length >= 3, 'starts before the hogs', 60_000);
 
     const hogsAt = Date.now();
-    for (let i = 0; i < HOGS; i++)
-      hogs.push(spawn(process.execPath, ['-e', 'for(;;);'], { stdio: 'ignore' }));
+    const addHogs = (n: number) => {
+      for (let i = 0; i < n; i++) hogs.push(spawn(process.execPath, ['-e', 'for(;;);'], { stdio: 'ignore' }));
+    };
+    addHogs(HOGS);
     let low = loadPerCore();
+    let addedAt = Date.now();
     const lifted = await waitFor(
       () => {
         const now = loadPerCore();
         low = Math.min(low, now);
-        return now >= low + RISE ? now : false;
+        if (now >= low + RISE) return now;
+        // A machine left busier than the hogs alone keep it (the suite's load still falling)
+        // never shows the rise over its lowest reading: more hogs, a minute apart.
+        if (Date.now() - addedAt > 60_000 && hogs.length < MAX_HOGS) {
+          addHogs(HOGS);
+          addedAt = Date.now();
+        }
+        return false;
       },
       `the hogs to lift the load ${RISE} per core`,
       300_000,
