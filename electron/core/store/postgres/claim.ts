@@ -35,6 +35,7 @@ import {
   rateWindowRow,
   settingsLimitsRow,
 } from './limit-rows.ts';
+import { eachById } from './each-by-id.ts';
 import { INT, rowChecker, toTask } from './rows.ts';
 
 const list = (xs: readonly string[]) => xs.map((s) => `'${s}'`).join(', ');
@@ -103,8 +104,7 @@ const RESERVED_NEXT_DUE = `SELECT min(run_at) AS at FROM tasks
 // order, and their starts logged for the groups with a rate window ($7). RETURNING has no order:
 // the caller restores it.
 const TAKE = `WITH chosen AS (
-    SELECT id FROM tasks WHERE id = ANY($1::bigint[]) AND status IN (${CLAIMABLE})
-    FOR UPDATE SKIP LOCKED),
+    ${eachById('tasks', '$1::bigint[]', `status IN (${CLAIMABLE})`, 'FOR UPDATE SKIP LOCKED')}),
   taken AS (
     UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_owner = $2,
       lease_expires_at = $3, owner_pid = $4, owner_host = $5, started_at = $6, progress = NULL,

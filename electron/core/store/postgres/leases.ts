@@ -22,6 +22,7 @@ import { pgCode, type Db, type Queryable } from './db.ts';
 import { ownerRow, reserverRow } from './limit-rows.ts';
 import { atMs, untilMs } from './pg-clock.ts';
 import { claimLock } from './tick.ts';
+import { eachById } from './each-by-id.ts';
 import { pgText } from './pg-text.ts';
 
 const WAITING = CANCEL_NOW_STATUSES.map((s) => `'${s}'`).join(', ');
@@ -275,7 +276,7 @@ export async function setProgress(
     // In id order, as renewals and the tick's ends lock these rows (deadlock-free).
     await q.query(
       `UPDATE tasks SET progress = u.p FROM unnest($1::bigint[], $2::float8[]) AS u(id, p),
-         (SELECT id FROM tasks WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE) mine
+         (${eachById('tasks', '$1::bigint[]', 'true', 'FOR UPDATE')}) mine
        WHERE tasks.id = u.id AND mine.id = u.id AND tasks.status = 'running' AND tasks.lease_owner = $3`,
       [[...updates.keys()], [...updates.values()], worker.id],
     );
@@ -294,7 +295,7 @@ export async function setLiveOutput(
     // is skipped, so this never waits on, nor deadlocks with, the tick closing it.
     await q.query(
       `UPDATE history SET output = u.t FROM unnest($1::bigint[], $2::text[]) AS u(id, t),
-         (SELECT id FROM history WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED) free
+         (${eachById('history', '$1::bigint[]', 'true', 'FOR UPDATE SKIP LOCKED')}) free
        WHERE history.id = u.id AND free.id = u.id AND history.type = 'attempt'
          AND history.outcome = 'running' AND history.worker = $3`,
       [[...updates.keys()], [...updates.values()].map(pgText), worker.id],

@@ -21,6 +21,7 @@ import {
 import { TRANSITIONS } from '../../../../shared/transitions.ts';
 import { atMs, untilMs } from './pg-clock.ts';
 import type { Db, Queryable } from './db.ts';
+import { eachById } from './each-by-id.ts';
 import { INT, TEXT, orNull, rowChecker, toTask } from './rows.ts';
 
 export interface Locked {
@@ -41,7 +42,7 @@ const LOCKED_COLUMNS = 'id, status, attempts, unique_key';
 /** The rows of `ids` that exist, locked until the transaction ends. */
 async function lock(q: Queryable, ids: readonly number[]): Promise<Map<number, Locked>> {
   const rows = await q.query<object>(
-    `SELECT ${LOCKED_COLUMNS} FROM tasks WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+    eachById('tasks', '$1::bigint[]', 'true', 'FOR UPDATE', LOCKED_COLUMNS),
     [[...new Set(ids)]],
   );
   return new Map(

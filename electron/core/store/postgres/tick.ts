@@ -14,6 +14,7 @@ import type { Finish, TickInput, TickOutput, WorkerIdentity } from '../task-stor
 import { ADAPTIVE_ROWS, adaptiveFrom, learn, withoutGuessedWaits } from './adaptive-learning.ts';
 import { claimReady, LIMITS, type ClaimInput } from './claim.ts';
 import type { Queryable } from './db.ts';
+import { eachById } from './each-by-id.ts';
 import { atMs, untilMs } from './pg-clock.ts';
 import { pgText, pgTextOrNull } from './pg-text.ts';
 
@@ -27,8 +28,7 @@ type FailedFinish = Exclude<Finish, { status: 'done' }>;
 export const finishDoneSteps = (only: string) => `f AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
       AS f(id, attempt, result, history_id, output) WHERE ${only}),
-  locked AS MATERIALIZED (
-    SELECT id FROM tasks WHERE id = ANY($1::bigint[]) AND ${only} ORDER BY id FOR UPDATE),
+  locked AS MATERIALIZED (${eachById('tasks', '$1::bigint[]', only, 'FOR UPDATE')}),
   done AS (
     UPDATE tasks SET status = 'done', finished_at = $6, result = f.result, error = NULL,
       lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
@@ -165,9 +165,7 @@ async function applyFinishes(
   // The failed ends are written one by one, in the order given: their rows are locked in id
   // order first, all at once, for the same reason as FINISH_DONE's.
   if (finishes.some((f) => f.status !== 'done'))
-    await q.query('SELECT id FROM tasks WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', [
-      finishes.map((f) => f.taskId),
-    ]);
+    await q.query(eachById('tasks', '$1::bigint[]', 'true', 'FOR UPDATE'), [finishes.map((f) => f.taskId)]);
   // A task named twice (which the dispatcher never sends) goes one by one, in order, so the
   // first end that holds the lease wins.
   if (new Set(finishes.map((f) => f.taskId)).size !== finishes.length) {
