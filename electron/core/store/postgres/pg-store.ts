@@ -35,8 +35,7 @@ import {
 import { listGates, removeGate, setGate } from './gates.ts';
 import { removeResource, setResource } from './resources.ts';
 import { createPgScheduleStore } from './schedule-store.ts';
-import type { Finish } from '../task-store.ts';
-import { tickApart } from './tick-apart.ts';
+import { newApartState, tickApart } from './tick-apart.ts';
 
 export interface PgStoreOptions {
   /** Told, once per distinct message, of a failure of the store's own background work. */
@@ -110,9 +109,8 @@ class PgTaskStore implements TaskStore {
 
   enqueue: TaskStore['enqueue'] = (tasks, now) =>
     tasks.length === 0 ? Promise.resolve([]) : this.db.tx((q) => insertTasks(q, tasks, now));
-  /** ends committed by a tick whose claim then failed (tick-apart.ts) */
-  private readonly committedEnds = new WeakSet<Finish>();
-  tick: TaskStore['tick'] = (input) => tickApart(this.db, input, this.clockOffset, this.committedEnds);
+  private readonly apart = newApartState();
+  tick: TaskStore['tick'] = (input) => tickApart(this.db, input, this.clockOffset, this.apart);
   renewLeases: TaskStore['renewLeases'] = (worker, ids, now, leaseMs) =>
     renewLeases(this.db, worker, ids, now, leaseMs);
   reclaimLost: TaskStore['reclaimLost'] = (now, isLost) => reclaimLost(this.db, now, isLost);

@@ -12,7 +12,9 @@
  * ends is read, changed and written under the lock, before the claim that uses it). The statement
  * checks that last one itself and then writes nothing; the tick is then one transaction, as
  * every other tick is. A claim with no finish left reads its limits as it takes the lock, in the
- * same round trip.
+ * same round trip. Many such ends (OVERLAP_MIN) go beside the claim rather than before it, on a
+ * second connection (besideClaim); the adaptive check then comes from the last ends statement,
+ * and a group made adaptive since is caught by this one and written under the lock after all.
  *
  * A connection lost during that statement leaves it unknown whether it committed: sent again, an
  * end that was written does not apply twice, and comes back as not applied (for a successful end
@@ -61,13 +63,15 @@ async function writeEnds(
   db: PgDb,
   finishes: readonly DoneFinish[],
   input: TickInput,
+  state: ApartState,
 ): Promise<Finish[] | null> {
   const params = [...finishDoneParams(finishes, atMs(input.now()), input.worker), db.channel, db.origin];
   for (let attempt = 1; ; attempt++) {
     try {
       // one row per end written, or one with a null id for none
       const rows = await db.query<{ adaptive: boolean; id: number | null }>(ENDS_ALONE, params);
-      if (rows[0]!.adaptive) return null;
+      state.adaptive = rows[0]!.adaptive;
+      if (state.adaptive) return null;
       const ids = new Set(rows.map((r) => r.id));
       return finishes.filter((f) => ids.has(f.taskId));
     } catch (e) {
@@ -77,30 +81,109 @@ async function writeEnds(
   }
 }
 
+/** What a store's ticks carry from one to the next. */
+export interface ApartState {
+  /** finishes committed by an earlier tick whose claim failed */
+  readonly committed: WeakSet<Finish>;
+  /** whether the last ends statement found an adaptive group (then the ends go sequentially) */
+  adaptive: boolean;
+}
+
+export const newApartState = (): ApartState => ({ committed: new WeakSet(), adaptive: false });
+
+/** Fewer ends than this are written before the claim: a second connection would not pay. */
+const OVERLAP_MIN = 64;
+
 export async function tickApart(
   db: PgDb,
   input: TickInput,
   clockOffset: number,
-  /** finishes committed by an earlier tick whose claim failed */
-  committed: WeakSet<Finish>,
+  state: ApartState,
 ): Promise<TickOutput> {
+  const { committed } = state;
   const earlier = input.finishes.filter((f) => committed.has(f));
   const finishes = earlier.length === 0 ? input.finishes : input.finishes.filter((f) => !committed.has(f));
-  const ends = alone(finishes) ? await writeEnds(db, finishes, input) : null;
-  const rest = ends === null ? finishes : [];
-  let out: TickOutput;
-  if (ends !== null && input.claimMax <= 0) out = { claimed: [], applied: [], nextWakeAt: null };
-  else {
-    for (const f of ends ?? []) committed.add(f);
-    out =
-      rest.length === 0
-        ? await db.tx((q, limits) => claimAlone(q, input, limits, clockOffset), claimOpening(db.schema))
-        : await db.tx(
-            (q, opened) => tick(q, { ...input, finishes: rest }, opened, clockOffset),
-            tickOpening(db.schema),
-          );
-    for (const f of ends ?? []) committed.delete(f);
-  }
-  const applied = [...earlier, ...(ends ?? []), ...out.applied];
-  return applied.length === out.applied.length ? out : { ...out, applied };
+  const out =
+    alone(finishes) && finishes.length >= OVERLAP_MIN && input.claimMax > 0 && !state.adaptive
+      ? await besideClaim(db, input, finishes, clockOffset, state)
+      : await beforeClaim(db, input, finishes, clockOffset, state);
+  if (earlier.length === 0) return out;
+  return { ...out, applied: [...earlier, ...out.applied] };
 }
+
+/** The ends committed first, then the claim (which then counts their slots as free). */
+async function beforeClaim(
+  db: PgDb,
+  input: TickInput,
+  finishes: readonly Finish[],
+  clockOffset: number,
+  state: ApartState,
+): Promise<TickOutput> {
+  const ends = alone(finishes) ? await writeEnds(db, finishes, input, state) : null;
+  if (ends !== null && input.claimMax <= 0) return { claimed: [], applied: ends, nextWakeAt: null };
+  for (const f of ends ?? []) state.committed.add(f);
+  const out =
+    ends !== null || finishes.length === 0
+      ? await claimTx(db, input, clockOffset)
+      : await db.tx(
+          (q, opened) => tick(q, { ...input, finishes }, opened, clockOffset),
+          tickOpening(db.schema),
+        );
+  for (const f of ends ?? []) state.committed.delete(f);
+  return ends === null ? out : { ...out, applied: [...ends, ...out.applied] };
+}
+
+/**
+ * The ends and the claim at once, on two connections: on two cores the server writes one while
+ * it runs the other. The claim may still count the ending tasks as running, so it never claims
+ * more than it would after them, and one that took less than it asked is made again once the
+ * ends are in. The ends are awaited outside the claim's transaction: waiting for them inside it,
+ * the claim would hold counts rows the ends' trigger waits for, a wait the server cannot see.
+ * Ends that fail after the claim committed fail the tick: its finishes are given to the next
+ * tick, and its claimed tasks, which this worker then never starts, are strays its next renewal
+ * gives back.
+ */
+async function besideClaim(
+  db: PgDb,
+  input: TickInput,
+  finishes: readonly DoneFinish[],
+  clockOffset: number,
+  state: ApartState,
+): Promise<TickOutput> {
+  const writing = writeEnds(db, finishes, input, state).then((ends) => {
+    for (const f of ends ?? []) state.committed.add(f);
+    return ends;
+  });
+  // observed now: it may fail while the claim is still running
+  writing.catch(() => {});
+  let first: TickOutput;
+  try {
+    first = await claimTx(db, input, clockOffset);
+  } catch (e) {
+    // settled before the tick returns, so the next one knows which ends are written
+    await writing.catch(() => null);
+    throw e;
+  }
+  const ends = await writing;
+  const more = input.claimMax - first.claimed.length;
+  let second: TickOutput = { claimed: [], applied: [], nextWakeAt: null };
+  if (ends === null) {
+    // An adaptive group appeared: its learning needs the ends and the claim under one lock.
+    second = await db.tx(
+      (q, opened) => tick(q, { ...input, finishes, claimMax: more }, opened, clockOffset),
+      tickOpening(db.schema),
+    );
+  } else if (more > 0 && ends.length > 0)
+    second = await claimTx(db, { ...input, claimMax: more }, clockOffset);
+  for (const f of ends ?? []) state.committed.delete(f);
+  return {
+    claimed: [...first.claimed, ...second.claimed],
+    applied: [...(ends ?? []), ...second.applied],
+    nextWakeAt: earliest(first.nextWakeAt, second.nextWakeAt),
+  };
+}
+
+const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+
+const claimTx = (db: PgDb, input: TickInput, clockOffset: number) =>
+  db.tx((q, limits) => claimAlone(q, input, limits, clockOffset), claimOpening(db.schema));
