@@ -7,7 +7,7 @@ import { resourceTable } from './resource-format.ts';
 import type { HistoryEntry, Stats, Task, TaskStatus } from '../../shared/domain.ts';
 import { TASK_STATUSES } from '../../shared/domain.ts';
 import { formatDuration, formatElapsed } from '../../shared/durations.ts';
-import type { WaitReason } from '../../shared/why-waiting.ts';
+import { afterWaiting, type WaitReason } from '../../shared/why-waiting.ts';
 import { historyView, remainingMs } from '../../shared/attempt-view.ts';
 import { groupTable } from './group-format.ts';
 
@@ -54,7 +54,7 @@ function oneLine(s: string | null, max = 60): string {
 export function taskTable(tasks: readonly (Task & { waiting?: WaitReason | null })[], now: number): string {
   if (tasks.length === 0) return 'No tasks match.';
   return table(
-    ['ID', 'STATUS', 'KIND', 'GROUP', 'PRI', 'TRIES', 'NAME', 'WHEN', 'ERROR / WAITING FOR'],
+    ['ID', 'STATUS', 'KIND', 'GROUP', 'PRI', 'TRIES', 'NAME', 'WHEN', 'ERROR / WAITING'],
     tasks.map((t) => [
       String(t.id),
       `${STATUS_SYMBOL[t.status]} ${t.status}`,
@@ -64,7 +64,7 @@ export function taskTable(tasks: readonly (Task & { waiting?: WaitReason | null 
       `${t.attempts}/${t.maxAttempts}`,
       oneLine(t.name, 32),
       whenOf(t, now),
-      t.waiting ? oneLine(t.waiting.message, 60) : oneLine(errorCell(t), 50),
+      t.waiting ? oneLine(afterWaiting(t.waiting.message), 60) : oneLine(errorCell(t), 50),
     ]),
   );
 }

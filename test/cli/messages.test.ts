@@ -142,7 +142,7 @@ describe('enqueue, list and show', { timeout: 120_000 }, () => {
     expect(why(delayed)!.until).toBeGreaterThan(Date.now());
     expect(why(ready)!.code).toBe('ready');
     const human = await cli(['list'], { db });
-    expect(human.stdout).toContain('ERROR / WAITING FOR');
+    expect(human.stdout).toContain('ERROR / WAITING');
     expect(human.stdout).toContain('group nightly is paused (semaforo resume nightly)');
     const shown = json<Listed>(await cli(['--json', 'show', String(paused)], { db }));
     expect(shown.waiting?.code).toBe('group-paused');

@@ -102,6 +102,11 @@ describe('semaforo resource', () => {
     // "waiting" said once: the label, then the reason after it
     expect(show.stdout).toMatch(/^ {2}waiting {4}for gpu: no such resource \(semaforo resource set gpu/m);
     expect(show.stdout).toMatch(/uses +gpu:2/);
+    // and in list's column, under its header's "WAITING"
+    const listed = (await cli(['list'], { db })).stdout;
+    expect(listed).toContain('ERROR / WAITING');
+    expect(listed).toMatch(/ for gpu: no such resource/);
+    expect(listed).not.toMatch(/waiting for gpu/);
     await cli(['resource', 'set', 'gpu', '--capacity', '1'], { db });
     expect((await cli(['show', String(task.id)], { db })).stdout).toContain('needs 2 but its capacity is 1');
     const bad = await cli(['enqueue', '--uses', 'cpu:0', '--', 'true'], { db });
