@@ -266,6 +266,19 @@ export async function releaseLeases(
   });
 }
 
+// The rows are checked on what their lock read (the newest version, held), and joined to the
+// table by primary key only: each-by-id.ts says why.
+export const SET_PROGRESS = `WITH mine AS MATERIALIZED (
+    ${eachById('tasks', '$1::bigint[]', 'true', 'FOR UPDATE', 'id, status, lease_owner')})
+  UPDATE tasks SET progress = u.p
+  FROM mine JOIN unnest($1::bigint[], $2::float8[]) AS u(id, p) ON u.id = mine.id
+  WHERE tasks.id = mine.id AND mine.status = 'running' AND mine.lease_owner = $3`;
+export const SET_OUTPUT = `WITH free AS MATERIALIZED (
+    ${eachById('history', '$1::bigint[]', 'true', 'FOR UPDATE SKIP LOCKED', 'id, type, outcome, worker')})
+  UPDATE history SET output = u.t
+  FROM free JOIN unnest($1::bigint[], $2::text[]) AS u(id, t) ON u.id = free.id
+  WHERE history.id = free.id AND free.type = 'attempt' AND free.outcome = 'running' AND free.worker = $3`;
+
 export async function setProgress(
   db: Db,
   updates: ReadonlyMap<number, number>,
@@ -274,12 +287,7 @@ export async function setProgress(
   if (updates.size === 0) return;
   await db.tx(async (q) => {
     // In id order, as renewals and the tick's ends lock these rows (deadlock-free).
-    await q.query(
-      `UPDATE tasks SET progress = u.p FROM unnest($1::bigint[], $2::float8[]) AS u(id, p),
-         (${eachById('tasks', '$1::bigint[]', 'true', 'FOR UPDATE')}) mine
-       WHERE tasks.id = u.id AND mine.id = u.id AND tasks.status = 'running' AND tasks.lease_owner = $3`,
-      [[...updates.keys()], [...updates.values()], worker.id],
-    );
+    await q.query(SET_PROGRESS, [[...updates.keys()], [...updates.values()], worker.id]);
     q.changed();
   });
 }
@@ -293,13 +301,7 @@ export async function setLiveOutput(
   await db.tx(async (q) => {
     // A row another transaction holds is being closed (with its final output) or reaped: it
     // is skipped, so this never waits on, nor deadlocks with, the tick closing it.
-    await q.query(
-      `UPDATE history SET output = u.t FROM unnest($1::bigint[], $2::text[]) AS u(id, t),
-         (${eachById('history', '$1::bigint[]', 'true', 'FOR UPDATE SKIP LOCKED')}) free
-       WHERE history.id = u.id AND free.id = u.id AND history.type = 'attempt'
-         AND history.outcome = 'running' AND history.worker = $3`,
-      [[...updates.keys()], [...updates.values()].map(pgText), worker.id],
-    );
+    await q.query(SET_OUTPUT, [[...updates.keys()], [...updates.values()].map(pgText), worker.id]);
     q.changed();
   });
 }

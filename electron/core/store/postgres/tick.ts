@@ -23,23 +23,24 @@ type FailedFinish = Exclude<Finish, { status: 'done' }>;
 
 // The successful ends and their attempts' closes, in one statement: an attempt is closed only
 // where its task's end was written (this worker still held that attempt's lease). The rows are
-// locked in id order first, as a lease renewal locks them (leases.ts), so the two never deadlock.
+// locked in id order first, as a lease renewal locks them (leases.ts), so the two never deadlock,
+// and checked on what the lock read, so the table is joined by primary key only (each-by-id.ts).
 // `only`: a condition on no row, under which anything is written at all (tick-apart.ts).
 export const finishDoneSteps = (only: string) => `f AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
       AS f(id, attempt, result, history_id, output) WHERE ${only}),
-  locked AS MATERIALIZED (${eachById('tasks', '$1::bigint[]', only, 'FOR UPDATE')}),
+  locked AS MATERIALIZED (${eachById('tasks', '$1::bigint[]', only, 'FOR UPDATE', 'id, status, lease_owner, attempts')}),
   done AS (
     UPDATE tasks SET status = 'done', finished_at = $6, result = f.result, error = NULL,
       lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
     FROM f JOIN locked ON locked.id = f.id
-    WHERE tasks.id = f.id AND tasks.status = 'running' AND tasks.lease_owner = $7
-      AND tasks.attempts = f.attempt
+    WHERE tasks.id = locked.id AND locked.status = 'running' AND locked.lease_owner = $7
+      AND locked.attempts = f.attempt
     RETURNING tasks.id),
   closed AS (
     UPDATE history SET ended_at = $6, outcome = 'done', error = NULL, output = f.output
     FROM f JOIN done ON done.id = f.id WHERE history.id = f.history_id)`;
-const FINISH_DONE = `WITH ${finishDoneSteps('true')} SELECT id FROM done`;
+export const FINISH_DONE = `WITH ${finishDoneSteps('true')} SELECT id FROM done`;
 
 /** FINISH_DONE's parameters $1-$7. */
 export const finishDoneParams = (finishes: readonly DoneFinish[], now: number, worker: WorkerIdentity) => [
