@@ -98,4 +98,25 @@ describe('the claim plan', () => {
     p.dueAt(2_000);
     expect(p.wakeAt).toBe(2_000);
   });
+
+  it('says when ends still being written could change what it chooses', () => {
+    const free = plan({ globalConcurrency: 1_000, runningTotal: 100, claimMax: 100 });
+    const a = group('a', { concurrency: 300 });
+    // every room at claimMax or more: the same choice either way (a rate window is no room)
+    expect(free.endsCouldWiden([{ group: a, running: 200 }])).toBe(false);
+    expect(
+      free.endsCouldWiden([{ group: group('b', { rate: { limit: 1, periodMs: 1000 } }), running: 99 }]),
+    ).toBe(false);
+    // a group whose running tasks may be the ending ones, short of claimMax
+    expect(free.endsCouldWiden([{ group: a, running: 201 }])).toBe(true);
+    // the global room short of claimMax
+    expect(plan({ globalConcurrency: 150, runningTotal: 100, claimMax: 100 }).endsCouldWiden([])).toBe(true);
+    // a resource the ending tasks may hold
+    const withResources = plan({
+      globalConcurrency: 1_000,
+      claimMax: 10,
+      resources: { capacity: new Map([['r', 5]]), held: new Map() },
+    });
+    expect(withResources.endsCouldWiden([])).toBe(true);
+  });
 });

@@ -1,9 +1,10 @@
 /**
  * A tick whose many successful ends are written beside its claim, on a second connection
- * (tick-apart.ts): at a limit the slots the ends free are still refilled in the same tick; an
- * adaptive group made between ticks still gets the ends under the claim lock; and ends that fail
- * after the claim committed fail the tick, are written by the next, and leave the claimed tasks
- * as strays for the renewal to give back. Real PostgreSQL (pg-backend.ts).
+ * (tick-apart.ts), claims what the one-transaction tick would: at a group's limit the better
+ * tasks the ends free room for, at a resource's the task first in claim order that now fits, at
+ * the global limit every slot they free. An adaptive group made between ticks still gets the
+ * ends under the claim lock; ends that fail after the claim committed fail the tick, give its
+ * tasks back, and are written by the next. Real PostgreSQL (pg-backend.ts).
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,9 +43,15 @@ async function sql(schema: string, text: string): Promise<void> {
   }
 }
 
-/** Waits for `ok` without a fixed sleep: polls until it holds (the test's timeout bounds it). */
-async function until(ok: () => Promise<boolean>): Promise<void> {
-  while (!(await ok())) await new Promise((r) => setTimeout(r, 10));
+async function value(schema: string, text: string): Promise<number> {
+  const c = new pg.Client({ connectionString: PG_TEST_URL });
+  await c.connect();
+  try {
+    await c.query(`SET search_path TO ${schema}`);
+    return Number((await c.query<{ v: number }>(text)).rows[0]!.v);
+  } finally {
+    await c.end();
+  }
 }
 
 const tickAt = (now: number, more: { finishes: ReturnType<typeof done>[]; claimMax: number }) => ({
@@ -56,34 +63,45 @@ const tickAt = (now: number, more: { finishes: ReturnType<typeof done>[]; claimM
 
 describe.skipIf(!pgAvailable)('ends written beside the claim on PostgreSQL', () => {
   it('refill, at the global limit, every slot they free in the same tick', async () => {
-    const { schema, store } = await queue(100, 300);
+    const { store } = await queue(100, 300);
     const first = await claim(store, A, 100, 10);
-    expect(first).toHaveLength(100);
-    // The ends are held back (a counts row they must write is taken) until the claim beside them
-    // is over: it saw 100 running and took nothing, so the tick must claim again after the ends.
-    const blocker = new pg.Client({ connectionString: PG_TEST_URL });
-    await blocker.connect();
-    await blocker.query(`SET search_path TO ${schema}`);
-    await blocker.query('BEGIN');
-    await blocker.query("INSERT INTO counts (group_name, status, n) VALUES ('api', 'done', 0)");
-    const ticking = store.tick(tickAt(20, { finishes: first.map((c) => done(c)), claimMax: 100 }));
-    await until(async () => {
-      const r = await blocker.query<{ state: string; wait_event_type: string | null }>(
-        'SELECT state, wait_event_type FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
-        [`semaforo ${schema}`],
-      );
-      const waiting = r.rows.filter((x) => x.wait_event_type === 'Lock');
-      return waiting.length === 1 && r.rows.every((x) => x === waiting[0] || x.state === 'idle');
-    });
-    await blocker.query('COMMIT');
-    await blocker.end();
-    const out = await ticking;
+    const out = await store.tick(tickAt(20, { finishes: first.map((c) => done(c)), claimMax: 100 }));
     expect(out.applied).toHaveLength(100);
     expect(out.claimed).toHaveLength(100);
     expect(out.claimed.some((c) => first.some((f) => f.task.id === c.task.id))).toBe(false);
     // and the limit holds: 100 running
     expect(await claim(store, A, 100, 30)).toHaveLength(0);
     expect((await store.stats(0, 0)).counts).toMatchObject({ done: 100, running: 100, pending: 100 });
+    await store.close();
+  });
+
+  it("give a group's freed room to its better tasks, not to another group's worse ones", async () => {
+    const { store } = await queue(100_000, 0);
+    await store.updateGroup('a', { concurrency: 100 });
+    await store.enqueue(tasks(100, { group: 'a', priority: 1 }, 'a-first'), 0);
+    const running = await claim(store, A, 100, 10);
+    await store.enqueue(tasks(100, { group: 'a', priority: 1 }, 'a-urgent'), 0);
+    await store.enqueue(tasks(100, { group: 'b', priority: 9 }, 'b-later'), 0);
+    const out = await store.tick(tickAt(20, { finishes: running.map((c) => done(c)), claimMax: 100 }));
+    expect(out.applied).toHaveLength(100);
+    expect(out.claimed.map((c) => c.task.name).filter((n) => n.startsWith('a-urgent'))).toHaveLength(100);
+    await store.close();
+  });
+
+  it('give a resource they free to the task first in claim order that now fits', async () => {
+    const { schema, store } = await queue(100_000, 0);
+    await store.setResource('r', 200);
+    await store.enqueue(tasks(150, { uses: [{ resource: 'r', weight: 1 }] }, 'light'), 0);
+    const running = await claim(store, A, 150, 10);
+    const [heavy] = await store.enqueue(tasks(1, { uses: [{ resource: 'r', weight: 150 }] }, 'heavy'), 0);
+    await store.enqueue(tasks(100, { uses: [{ resource: 'r', weight: 1 }] }, 'more'), 0);
+    const out = await store.tick(
+      tickAt(20, { finishes: running.slice(0, 100).map((c) => done(c)), claimMax: 200 }),
+    );
+    expect(out.applied).toHaveLength(100);
+    expect(out.claimed.map((c) => c.task.name)).toContain(heavy!.task.name);
+    // and it was not counted as passed over on the way
+    expect(await value(schema, `SELECT resource_waits AS v FROM tasks WHERE id = ${heavy!.task.id}`)).toBe(0);
     await store.close();
   });
 
@@ -105,21 +123,23 @@ describe.skipIf(!pgAvailable)('ends written beside the claim on PostgreSQL', () 
     await store.close();
   });
 
-  it('fail the tick when they fail after its claim committed; the next tick writes them', async () => {
+  it('fail the tick when they fail after its claim committed, giving its tasks back', async () => {
     const { schema, store } = await queue(1000, 300);
     const running = await claim(store, A, 100, 10);
     // An attempt's output the database refuses: the ends' statement fails, the claim does not.
     await sql(schema, "ALTER TABLE history ADD CONSTRAINT no_boom CHECK (output IS DISTINCT FROM 'boom')");
     const finishes = running.map((c, i) => done(c, null, i === 50 ? 'boom' : null));
     await expect(store.tick(tickAt(20, { finishes, claimMax: 10 }))).rejects.toThrow(/no_boom/);
-    expect((await store.stats(0, 0)).counts).toMatchObject({ done: 0, running: 110 });
+    // the ten it claimed are waiting again, their attempt given back
+    expect((await store.stats(0, 0)).counts).toMatchObject({ done: 0, running: 100, pending: 200 });
+    expect(
+      await value(schema, "SELECT count(*)::int AS v FROM tasks WHERE status = 'pending' AND attempts > 0"),
+    ).toBe(0);
     await sql(schema, 'ALTER TABLE history DROP CONSTRAINT no_boom');
     const again = await store.tick(tickAt(30, { finishes, claimMax: 0 }));
     expect(again.applied).toHaveLength(100);
-    // The ten the failed tick claimed were never started here: a lease later, strays.
-    const renewed = await store.renewLeases(A, [], 20 + LEASE_MS + 1, LEASE_MS);
-    expect(renewed.strays).toHaveLength(10);
-    expect((await store.stats(0, 0)).counts).toMatchObject({ done: 100, running: 10 });
+    expect((await store.renewLeases(A, [], 20 + LEASE_MS + 1, LEASE_MS)).strays).toEqual([]);
+    expect((await store.stats(0, 0)).counts).toMatchObject({ done: 100, running: 0, pending: 200 });
     await store.close();
   });
 });

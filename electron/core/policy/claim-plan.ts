@@ -103,6 +103,20 @@ export class ClaimPlan {
     this.wake = this.wake === null ? at : Math.min(this.wake, at);
   }
 
+  /**
+   * Whether this claim could choose otherwise once running tasks whose ends are still being
+   * written are counted as ended (a claim beside them, PostgreSQL's tick-apart.ts): some room
+   * they would widen binds it. With the global room and every waiting group's concurrency room
+   * at claimMax or more, each group offers the same candidates either way, so the same are
+   * chosen; a resource they hold may fit a better task once free. Rate windows and pauses do not
+   * change with ends. `groups`: the groups with waiting tasks, and their running counts.
+   */
+  endsCouldWiden(groups: readonly { group: ClaimGroup; running: number }[]): boolean {
+    const want = this.input.claimMax;
+    if (this.input.resources || this.room < want) return true;
+    return groups.some(({ group: g, running }) => g.concurrency !== null && g.concurrency - running < want);
+  }
+
   /** Room of a group before its rate limit: 0 when paused, cooling down or full. */
   groupRoom(g: ClaimGroup, running: number): number {
     if (this.room <= 0 || g.paused || this.input.closedGroups?.has(g.name)) return 0;

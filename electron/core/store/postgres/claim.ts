@@ -71,6 +71,11 @@ export interface ClaimInput {
   reservedOnly: boolean;
   kinds: readonly string[] | null;
   gates?: TickInput['gates'];
+  /**
+   * Made while ends are still being written beside it (tick-apart.ts): where a room those ends
+   * would widen could bind it, it takes nothing and says `bound`, to be made after them.
+   */
+  beside?: boolean;
 }
 
 /** A candidate as read: its uses still the stored text. */
@@ -140,7 +145,7 @@ export async function claimReady(
   q: Queryable,
   c: ClaimInput,
   limits?: readonly object[],
-): Promise<{ claimed: ClaimedTask[]; nextWakeAt: number | null }> {
+): Promise<{ claimed: ClaimedTask[]; nextWakeAt: number | null; bound?: true }> {
   const { worker } = c;
   // What the plan decides with, in one round trip under the claim lock: the settings, the
   // resources and gates, the active counts, and the limits of the groups with something waiting
@@ -176,14 +181,16 @@ export async function claimReady(
       },
     }),
   });
+  const groups = settings.groups.map((row) => claimGroupOf(groupLimitsRow(row)));
+  const running = (g: { name: string }) => runningByGroup.get(g.name) ?? 0;
+  if (c.beside && plan.endsCouldWiden(groups.map((g) => ({ group: g, running: running(g) }))))
+    return { claimed: [], nextWakeAt: null, bound: true };
   if (plan.room <= 0) return { claimed: [], nextWakeAt: null };
 
   const waiting: string[] = [];
   const rateLimited = new Set<string>();
-  const groups = settings.groups.map(groupLimitsRow);
-  for (const row of groups) {
-    const g = claimGroupOf(row);
-    let room = plan.groupRoom(g, runningByGroup.get(g.name) ?? 0);
+  for (const g of groups) {
+    let room = plan.groupRoom(g, running(g));
     const windowStart = plan.windowStart(g);
     if (room > 0 && windowStart !== null) {
       rateLimited.add(g.name);

@@ -26,6 +26,7 @@
  */
 import type { Finish, TickInput, TickOutput } from '../task-store.ts';
 import { pgCode, type PgDb } from './db.ts';
+import { releaseLeases } from './leases.ts';
 import { atMs } from './pg-clock.ts';
 import {
   claimAlone,
@@ -71,6 +72,7 @@ async function writeEnds(
       // one row per end written, or one with a null id for none
       const rows = await db.query<{ adaptive: boolean; id: number | null }>(ENDS_ALONE, params);
       state.adaptive = rows[0]!.adaptive;
+      state.endsFailed = false;
       if (state.adaptive) return null;
       const ids = new Set(rows.map((r) => r.id));
       return finishes.filter((f) => ids.has(f.taskId));
@@ -87,9 +89,15 @@ export interface ApartState {
   readonly committed: WeakSet<Finish>;
   /** whether the last ends statement found an adaptive group (then the ends go sequentially) */
   adaptive: boolean;
+  /** whether the last ends written beside a claim failed (then they go first until written) */
+  endsFailed: boolean;
 }
 
-export const newApartState = (): ApartState => ({ committed: new WeakSet(), adaptive: false });
+export const newApartState = (): ApartState => ({
+  committed: new WeakSet(),
+  adaptive: false,
+  endsFailed: false,
+});
 
 /** Fewer ends than this are written before the claim: a second connection would not pay. */
 const OVERLAP_MIN = 64;
@@ -104,7 +112,11 @@ export async function tickApart(
   const earlier = input.finishes.filter((f) => committed.has(f));
   const finishes = earlier.length === 0 ? input.finishes : input.finishes.filter((f) => !committed.has(f));
   const out =
-    alone(finishes) && finishes.length >= OVERLAP_MIN && input.claimMax > 0 && !state.adaptive
+    alone(finishes) &&
+    finishes.length >= OVERLAP_MIN &&
+    input.claimMax > 0 &&
+    !state.adaptive &&
+    !state.endsFailed
       ? await besideClaim(db, input, finishes, clockOffset, state)
       : await beforeClaim(db, input, finishes, clockOffset, state);
   if (earlier.length === 0) return out;
@@ -135,13 +147,13 @@ async function beforeClaim(
 
 /**
  * The ends and the claim at once, on two connections: on two cores the server writes one while
- * it runs the other. The claim may still count the ending tasks as running, so it never claims
- * more than it would after them, and one that took less than it asked is made again once the
- * ends are in. The ends are awaited outside the claim's transaction: waiting for them inside it,
- * the claim would hold counts rows the ends' trigger waits for, a wait the server cannot see.
- * Ends that fail after the claim committed fail the tick: its finishes are given to the next
- * tick, and its claimed tasks, which this worker then never starts, are strays its next renewal
- * gives back.
+ * it runs the other. The claim still counts the ending tasks as running, so where a room their
+ * ends widen could bind it (ClaimPlan.endsCouldWiden) it takes nothing and is made again after
+ * them; otherwise it chooses what it would have chosen after them. The ends are awaited outside
+ * the claim's transaction: waiting for them inside it, the claim would hold counts rows the
+ * ends' trigger waits for, a wait the server cannot see. When the ends (or the claim after
+ * them) fail once the first claim committed, its tasks, which this worker will not start, are
+ * given back before the tick fails, and ends go before the claim until they are written again.
  */
 async function besideClaim(
   db: PgDb,
@@ -156,31 +168,58 @@ async function besideClaim(
   });
   // observed now: it may fail while the claim is still running
   writing.catch(() => {});
-  let first: TickOutput;
+  let first: TickOutput & { bound?: true };
   try {
-    first = await claimTx(db, input, clockOffset);
+    first = await db.tx(
+      (q, limits) => claimAlone(q, input, limits, clockOffset, true),
+      claimOpening(db.schema),
+    );
   } catch (e) {
-    // settled before the tick returns, so the next one knows which ends are written
+    // settled before the tick fails, so the next one knows which ends are written
     await writing.catch(() => null);
     throw e;
   }
-  const ends = await writing;
-  const more = input.claimMax - first.claimed.length;
-  let second: TickOutput = { claimed: [], applied: [], nextWakeAt: null };
-  if (ends === null) {
-    // An adaptive group appeared: its learning needs the ends and the claim under one lock.
-    second = await db.tx(
-      (q, opened) => tick(q, { ...input, finishes, claimMax: more }, opened, clockOffset),
-      tickOpening(db.schema),
-    );
-  } else if (more > 0 && ends.length > 0)
-    second = await claimTx(db, { ...input, claimMax: more }, clockOffset);
-  for (const f of ends ?? []) state.committed.delete(f);
-  return {
-    claimed: [...first.claimed, ...second.claimed],
-    applied: [...(ends ?? []), ...second.applied],
-    nextWakeAt: earliest(first.nextWakeAt, second.nextWakeAt),
-  };
+  let out: TickOutput;
+  try {
+    const ends = await writing.catch((e: unknown) => {
+      state.endsFailed = true;
+      throw e;
+    });
+    if (ends === null) {
+      // An adaptive group appeared: its learning needs the ends and the claim under one lock.
+      const rest = await db.tx(
+        (q, opened) =>
+          tick(
+            q,
+            { ...input, finishes, claimMax: input.claimMax - first.claimed.length },
+            opened,
+            clockOffset,
+          ),
+        tickOpening(db.schema),
+      );
+      out = {
+        claimed: [...first.claimed, ...rest.claimed],
+        applied: rest.applied,
+        nextWakeAt: earliest(first.nextWakeAt, rest.nextWakeAt),
+      };
+    } else {
+      out = first.bound ? await claimTx(db, input, clockOffset) : first;
+      out = { ...out, applied: ends };
+    }
+    for (const f of ends ?? []) state.committed.delete(f);
+  } catch (e) {
+    await giveBack(db, input, first);
+    throw e;
+  }
+  return out;
+}
+
+/** A claim's tasks whose tick then failed: back to the queue now rather than left as strays. */
+async function giveBack(db: PgDb, input: TickInput, claim: TickOutput): Promise<void> {
+  if (claim.claimed.length === 0) return;
+  const ids = claim.claimed.map((c) => c.task.id).sort((a, b) => a - b);
+  // failing too (the server gone), they are strays: the renewal gives them back
+  await releaseLeases(db, input.worker, ids, input.now()).catch(() => {});
 }
 
 const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));

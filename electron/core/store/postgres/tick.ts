@@ -105,10 +105,15 @@ export async function claimAlone(
   input: TickInput,
   limits: readonly object[],
   clockOffset: number,
-): Promise<TickOutput> {
-  const { claimed, nextWakeAt } = await claimReady(q, claimInput(input, clockOffset), limits);
+  beside = false,
+): Promise<TickOutput & { bound?: true }> {
+  const { claimed, nextWakeAt, bound } = await claimReady(
+    q,
+    { ...claimInput(input, clockOffset), beside },
+    limits,
+  );
   if (claimed.length > 0) q.changed();
-  return { claimed, applied: [], nextWakeAt };
+  return { claimed, applied: [], nextWakeAt, ...(bound && { bound }) };
 }
 
 /** Runs in a transaction opened with tickOpening(schema), whose last rows are `opened`. */
