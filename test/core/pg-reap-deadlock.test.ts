@@ -6,54 +6,19 @@
  * a stall of every worker waiting behind it. The queue gets a database of its own, so the
  * server's deadlock count for it (pg_stat_database) is this test's alone.
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
-import { StorageError } from '../../electron/core/errors.ts';
-import { pgCode } from '../../electron/core/store/postgres/db.ts';
-import type { ClaimedTask, TaskStore, WorkerIdentity } from '../../electron/core/store/task-store.ts';
-import { pgAdmin, pgAvailable, PG_TEST_URL } from '../conformance/pg-backend.ts';
+import type { ClaimedTask, TaskStore } from '../../electron/core/store/task-store.ts';
+import { pgAvailable } from '../conformance/pg-backend.ts';
 import { done, ended, task } from '../conformance/shapes.ts';
+import { deadlockDb, hostWorker as worker, unlessDeadlocked as counting } from './pg-deadlock-db.ts';
 
-const DB = `semaforo_reap_${process.pid}_${randomBytes(4).toString('hex')}`;
+const db = deadlockDb('reap');
+const url = () => db.url();
 const GROUPS = Array.from({ length: 12 }, (_, i) => `g${String(i).padStart(2, '0')}`);
 const REAPS = 25;
 const LEASE_MS = 60_000;
-
-function url(): string {
-  const u = new URL(PG_TEST_URL);
-  u.pathname = `/${DB}`;
-  u.searchParams.set('schema', 'q');
-  return u.toString();
-}
-
-/** The one number `sql` reads, asked on a connection of its own to database `test`. */
-const number = (sql: string) =>
-  pgAdmin(async (c) => Number((await c.query<{ n: string }>(sql, [DB])).rows[0]?.n ?? 0));
-
-const deadlocks = () => number('SELECT deadlocks AS n FROM pg_stat_database WHERE datname = $1');
-
-/** Waits until no connection is left on the test's database: a backend counts its deadlocks by exit. */
-async function disconnected(): Promise<void> {
-  while ((await number('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1')) > 0)
-    await new Promise((r) => setTimeout(r, 50));
-}
-
-const worker = (id: string): WorkerIdentity => ({ id, pid: 1, host: `host-${id}` });
-
-beforeAll(async () => {
-  if (!pgAvailable) return;
-  await pgAdmin(async (c) => {
-    await c.query(`CREATE DATABASE ${DB}`);
-    // A deadlock is found (and counted) after 100 ms of waiting instead of the usual 1 s, so a
-    // store that deadlocks fails this test in seconds; the setting needs a superuser.
-    await c.query(`ALTER DATABASE ${DB} SET deadlock_timeout = '100ms'`).catch(() => {});
-  });
-});
-afterAll(async () => {
-  if (pgAvailable) await pgAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`));
-});
 
 /**
  * `n` tasks of `kind` in each group, their ids running through the groups backwards: the order
@@ -83,17 +48,6 @@ interface Figures {
   overlapped: number;
   /** calls that gave up after deadlocking on each of their attempts */
   gaveUp: number;
-}
-
-/** Runs `call`; a deadlock on each of its attempts is counted in `f`, and gives undefined. */
-async function counting<T>(f: Figures, call: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await call();
-  } catch (e) {
-    if (!(e instanceof StorageError && pgCode(e.cause) === '40P01')) throw e;
-    f.gaveUp++;
-    return undefined;
-  }
 }
 
 /**
@@ -165,12 +119,12 @@ describe.skipIf(!pgAvailable)('reaping on PostgreSQL while other hosts claim and
     await reaper.updateSettings({ globalConcurrency: 100_000 });
     // the gone owners' tasks come back after each reap, to be taken by the next
     await reaper.enqueue([...supply(20, 'work'), ...supply(2, 'gone')], 0);
-    const before = await deadlocks();
+    const before = await db.deadlocks();
     const apart = await stress(reaper, gone, live, 'apart', REAPS);
     const together = await stress(reaper, gone, live, 'together', REAPS);
     await Promise.all(hosts.map((s) => s.close()));
-    await disconnected();
-    const after = await deadlocks();
+    await db.disconnected();
+    const after = await db.deadlocks();
 
     expect(after - before).toBe(0);
     expect(apart.gaveUp + together.gaveUp).toBe(0);
@@ -197,9 +151,7 @@ describe.skipIf(!pgAvailable)('a reap that meets a row another transaction holds
       });
     const [lost] = (await tick(gone, 'gone-held', 'held')).claimed;
     // Another transaction (a renewal, an operator's action) holds the lost task's row, and stays open.
-    const dbUrl = new URL(PG_TEST_URL);
-    dbUrl.pathname = `/${DB}`;
-    const holder = new pg.Client({ connectionString: dbUrl.toString() });
+    const holder = new pg.Client({ connectionString: db.connectionString() });
     await holder.connect();
     try {
       await holder.query('BEGIN');
