@@ -10,10 +10,11 @@ import { SCHEMA_V2 } from '../../electron/core/store/postgres/schema-v2.ts';
 import { SCHEMA_V3 } from '../../electron/core/store/postgres/schema-v3.ts';
 import { SCHEMA_V4 } from '../../electron/core/store/postgres/schema-v4.ts';
 import { SCHEMA_V5 } from '../../electron/core/store/postgres/schema-v5.ts';
+import { SCHEMA_V6 } from '../../electron/core/store/postgres/schema-v6.ts';
 import type { TaskStore } from '../../electron/core/store/task-store.ts';
 import { dropSchema, freshSchemaName, pgAdmin as admin } from '../conformance/pg-backend.ts';
 
-const SCHEMAS = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
+const SCHEMAS = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6];
 
 /** Registers the clean-up in the calling test file; `prefix` names its schemas. */
 export function pgScratch(prefix: string) {
@@ -36,7 +37,7 @@ export function pgScratch(prefix: string) {
      * any current code opened it.
      */
     async oldQueue<T>(
-      version: 1 | 2 | 3 | 4 | 5,
+      version: 1 | 2 | 3 | 4 | 5 | 6,
       fill: (c: pg.Client) => Promise<T>,
     ): Promise<{ schema: string; filled: T }> {
       const schema = freshSchemaName(prefix);

@@ -5,6 +5,7 @@
  * or skips).
  */
 import { describe, expect, it } from 'vitest';
+import { LATEST_PG_SCHEMA_VERSION } from '../../electron/core/store/postgres/migrations.ts';
 import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
 import { pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
 import { A, claim, done, finish, LEASE_MS, tasks } from '../conformance/shapes.ts';
@@ -55,7 +56,7 @@ describe.skipIf(!pgAvailable)('PostgreSQL schema 6', () => {
           )
         ).rows,
     );
-    expect(meta!.version).toBe(6);
+    expect(meta!.version).toBe(LATEST_PG_SCHEMA_VERSION);
     expect(meta!.status_index).toMatch(
       /WHERE \(status = ANY \(ARRAY\['pending'::text, 'retrying'::text\]\)\)$/,
     );

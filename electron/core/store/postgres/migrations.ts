@@ -4,8 +4,9 @@
  * lock keyed by the schema's name (other processes wait for it, then find the work done). Each
  * migration commits together with its version, so a crash leaves the old or the new schema.
  * Never edit a shipped migration: add the next one. The numbers are this store's own (kept in
- * `schema_version`; SQLite's in its user_version): both match through 4, and PostgreSQL's 5 and 6 are
- * storage settings with no SQLite counterpart, so a SQLite 5 would be a new PostgreSQL 7.
+ * `schema_version`; SQLite's in its user_version): both match through 4, and PostgreSQL's 5 to 7 are
+ * storage settings and trigger changes with no SQLite counterpart, so a SQLite 5 would be a new
+ * PostgreSQL 8.
  */
 import { NotFoundError } from '../../../../shared/errors.ts';
 import { SchemaTooNewError } from '../../errors.ts';
@@ -16,6 +17,7 @@ import { SCHEMA_V3 } from './schema-v3.ts';
 import { SCHEMA_V4 } from './schema-v4.ts';
 import { SCHEMA_V5 } from './schema-v5.ts';
 import { SCHEMA_V6 } from './schema-v6.ts';
+import { SCHEMA_V7 } from './schema-v7.ts';
 
 interface Migration {
   version: number;
@@ -38,6 +40,7 @@ const MIGRATIONS: readonly Migration[] = [
     sql: SCHEMA_V5,
   },
   { version: 6, description: 'ended tasks out of tasks_status (tasks_ended holds them)', sql: SCHEMA_V6 },
+  { version: 7, description: "the counters' delete trigger in (group, status) order", sql: SCHEMA_V7 },
 ];
 
 export const LATEST_PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
