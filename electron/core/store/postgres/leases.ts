@@ -58,12 +58,21 @@ const END_REAPED = `WITH e AS (
     FROM e JOIN ended ON ended.id = e.id
     WHERE e.leased AND history.task_id = e.id AND history.type = 'attempt' AND history.outcome = 'running')
   SELECT id FROM ended`;
+// A shutdown's tasks given back ($4, this worker's, $5) in one statement, their rows locked in id
+// order first (as renewals and the tick's ends lock them), so the counts trigger takes its rows
+// once, in (group, status) order, as a claim or an enqueue does; each attempt closed in it too.
 // The task keeps its last error: a release says nothing about the task itself.
-const RELEASE = `UPDATE tasks SET status = $2, attempts = attempts - $3, run_at = $1, lease_owner = NULL,
-    lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL
-  WHERE id = $4 AND status = 'running' AND lease_owner = $5 RETURNING id`;
-const CLOSE_RUNNING = `UPDATE history SET ended_at = $1, outcome = $2, error = $3
-  WHERE task_id = $4 AND type = 'attempt' AND outcome = 'running'`;
+const RELEASE = `WITH mine AS MATERIALIZED (${eachById('tasks', '$4::bigint[]', 'true', 'FOR UPDATE')}),
+  released AS (
+    UPDATE tasks SET status = $2, attempts = attempts - $3, run_at = $1, lease_owner = NULL,
+      lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL
+    FROM mine WHERE tasks.id = mine.id AND tasks.status = 'running' AND tasks.lease_owner = $5
+    RETURNING tasks.id),
+  closed AS (
+    UPDATE history SET ended_at = $1, outcome = $6, error = $7
+    FROM released WHERE history.task_id = released.id AND history.type = 'attempt'
+      AND history.outcome = 'running')
+  SELECT id FROM released`;
 
 export async function renewLeases(
   db: Db,
@@ -253,16 +262,18 @@ export async function releaseLeases(
   const now = atMs(at);
   const end = RELEASED_LEASE_END;
   return db.tx(async (q) => {
-    const released: number[] = [];
-    for (const id of taskIds) {
-      const rows = await q.query(RELEASE, [now, end.status, end.attemptCounts ? 0 : 1, id, worker.id]);
-      if (rows.length === 1) {
-        await q.query(CLOSE_RUNNING, [now, end.outcome, end.error, id]);
-        released.push(id);
-      }
-    }
-    if (released.length > 0) q.changed();
-    return released;
+    const rows = await q.query<{ id: number }>(RELEASE, [
+      now,
+      end.status,
+      end.attemptCounts ? 0 : 1,
+      taskIds,
+      worker.id,
+      end.outcome,
+      end.error,
+    ]);
+    if (rows.length > 0) q.changed();
+    const released = new Set(rows.map((r) => r.id));
+    return [...new Set(taskIds)].filter((id) => released.has(id));
   });
 }
 
