@@ -64,6 +64,17 @@ async function refuseTaken(q: Queryable, name: string, except: number): Promise<
 const ENQUEUED = `UPDATE schedules SET last_due_at = coalesce($1, last_due_at), last_enqueued_at = $2,
   last_task_id = $3 WHERE id = $4`;
 
+// Each fired schedule's next due time and what it dropped, and its newest task where one was
+// enqueued ($6, $7 null where none), in one statement.
+const ADVANCE = `UPDATE schedules SET next_due_at = a.next_due_at, skipped_missed = skipped_missed + a.missed,
+    skipped_overlap = skipped_overlap + a.overlap, updated_at = $1,
+    last_due_at = coalesce(a.last_due, last_due_at),
+    last_enqueued_at = CASE WHEN a.last_task IS NULL THEN last_enqueued_at ELSE $1 END,
+    last_task_id = coalesce(a.last_task, last_task_id)
+  FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+    AS a(id, next_due_at, missed, overlap, last_due, last_task)
+  WHERE schedules.id = a.id`;
+
 /** At most this many schedules per firing: the rest are due still and fire on the next call. */
 const FIRE_BATCH = 100;
 
@@ -176,59 +187,62 @@ async function fireDue(
       [Math.floor(now)],
     )
   ).map(scheduleRow);
-  const taskIds: number[] = [];
+  if (rows.length === 0) return { taskIds: [], schedules: 0 };
+  const due: { s: StoredSchedule; nextDueAt: number }[] = [];
+  const damaged: number[] = [];
   for (const row of rows) {
-    let s: StoredSchedule;
     try {
-      s = toSchedule(row);
+      due.push({ s: toSchedule(row), nextDueAt: row.next_due_at! });
     } catch {
       // A damaged row cannot enqueue anything; park it instead of retrying it every second.
-      await q.query(
-        'UPDATE schedules SET enabled = false, next_due_at = NULL, updated_at = $1 WHERE id = $2',
-        [atMs(now), row.id],
-      );
-      continue;
+      damaged.push(row.id);
     }
-    const [active] = await q.query<{ active: unknown }>(
-      'SELECT EXISTS (SELECT 1 FROM tasks WHERE schedule_id = $1 AND status = ANY($2::text[])) AS active',
-      [s.id, ACTIVE_STATUSES],
-    );
-    const p = plan(
-      {
-        id: s.id,
-        recurrence: recurrenceOf(s, row.next_due_at!),
-        nextDueAt: row.next_due_at!,
-        missed: s.missed,
-        overlap: s.overlap,
-      },
-      active?.active === true,
-    );
-    await q.query(
-      `UPDATE schedules SET next_due_at = $1, skipped_missed = skipped_missed + $2,
-         skipped_overlap = skipped_overlap + $3, updated_at = $4 WHERE id = $5`,
-      [
-        p.nextDueAt === null ? null : untilMs(p.nextDueAt),
-        p.droppedMissed,
-        p.skippedOverlap,
-        atMs(now),
-        s.id,
-      ],
-    );
-    // One insert for every due time to fire (a catch-up may have many).
-    const results = await insertTasks(
-      q,
-      p.fire.map((dueAt) => scheduledTask(s, dueAt, now)),
-      now,
-    );
-    let last = -1;
-    for (let i = 0; i < results.length; i++) {
-      // Not created: this due time already has its task (the unique (schedule, due time) index).
-      if (!results[i]!.created) continue;
-      taskIds.push(results[i]!.task.id);
-      last = i;
-    }
-    if (last >= 0) await q.query(ENQUEUED, [p.fire[last], atMs(now), results[last]!.task.id, s.id]);
   }
-  if (rows.length > 0) q.changed();
+  if (damaged.length > 0)
+    await q.query(
+      'UPDATE schedules SET enabled = false, next_due_at = NULL, updated_at = $1 WHERE id = ANY($2::bigint[])',
+      [atMs(now), damaged],
+    );
+  const active = new Set(
+    (
+      await q.query<{ id: number }>(
+        'SELECT DISTINCT schedule_id AS id FROM tasks WHERE schedule_id = ANY($1::bigint[]) AND status = ANY($2::text[])',
+        [due.map((d) => d.s.id), ACTIVE_STATUSES],
+      )
+    ).map((r) => r.id),
+  );
+  const plans = due.map(({ s, nextDueAt }) =>
+    plan(
+      { id: s.id, recurrence: recurrenceOf(s, nextDueAt), nextDueAt, missed: s.missed, overlap: s.overlap },
+      active.has(s.id),
+    ),
+  );
+  // One insert for every task of every schedule (a catch-up may fire a schedule many times), so
+  // the counts trigger takes its rows once, in (group, status) order, as an enqueue or a claim
+  // does: one insert per schedule took them in schedule order, and deadlocked with those.
+  const fired = due.flatMap(({ s }, i) => plans[i]!.fire.map((dueAt) => ({ s, dueAt })));
+  const results = await insertTasks(
+    q,
+    fired.map(({ s, dueAt }) => scheduledTask(s, dueAt, now)),
+    now,
+  );
+  // Not created: that due time already has its task (the unique (schedule, due time) index).
+  const taskIds: number[] = [];
+  const last = new Map<number, { dueAt: number; taskId: number }>();
+  results.forEach((r, i) => {
+    if (!r.created) return;
+    taskIds.push(r.task.id);
+    last.set(fired[i]!.s.id, { dueAt: fired[i]!.dueAt, taskId: r.task.id });
+  });
+  await q.query(ADVANCE, [
+    atMs(now),
+    due.map((d) => d.s.id),
+    plans.map((p) => (p.nextDueAt === null ? null : untilMs(p.nextDueAt))),
+    plans.map((p) => p.droppedMissed),
+    plans.map((p) => p.skippedOverlap),
+    due.map((d) => last.get(d.s.id)?.dueAt ?? null),
+    due.map((d) => last.get(d.s.id)?.taskId ?? null),
+  ]);
+  q.changed();
   return { taskIds, schedules: rows.length };
 }
