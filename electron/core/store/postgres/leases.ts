@@ -59,14 +59,16 @@ const END_REAPED = `WITH e AS (
     WHERE e.leased AND history.task_id = e.id AND history.type = 'attempt' AND history.outcome = 'running')
   SELECT id FROM ended`;
 // A shutdown's tasks given back ($4, this worker's, $5) in one statement, their rows locked in id
-// order first (as renewals and the tick's ends lock them), so the counts trigger takes its rows
-// once, in (group, status) order, as a claim or an enqueue does; each attempt closed in it too.
+// order first (as renewals and the tick's ends lock them) and checked on what the lock read
+// (each-by-id.ts), so the counts trigger takes its rows once, in (group, status) order, as a
+// claim or an enqueue does; each attempt closed in it too.
 // The task keeps its last error: a release says nothing about the task itself.
-const RELEASE = `WITH mine AS MATERIALIZED (${eachById('tasks', '$4::bigint[]', 'true', 'FOR UPDATE')}),
+const RELEASE = `WITH mine AS MATERIALIZED (
+    ${eachById('tasks', '$4::bigint[]', 'true', 'FOR UPDATE', 'id, status, lease_owner')}),
   released AS (
     UPDATE tasks SET status = $2, attempts = attempts - $3, run_at = $1, lease_owner = NULL,
       lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL
-    FROM mine WHERE tasks.id = mine.id AND tasks.status = 'running' AND tasks.lease_owner = $5
+    FROM mine WHERE tasks.id = mine.id AND mine.status = 'running' AND mine.lease_owner = $5
     RETURNING tasks.id),
   closed AS (
     UPDATE history SET ended_at = $1, outcome = $6, error = $7
