@@ -1,7 +1,8 @@
 /**
  * PostgreSQL's schedules beyond the conformance suite: a host whose firing holds a schedule (a
  * slow transaction, a stalled connection) neither stalls another host's scheduler nor lets it
- * fire that schedule's due time a second time once it lets go. Real PostgreSQL
+ * fire that schedule's due time a second time once it lets go; one firing of several schedules
+ * keeps each one's own account, and parks a damaged one. Real PostgreSQL
  * (test/conformance/pg-backend.ts says where, or skips).
  */
 import pg from 'pg';
@@ -27,6 +28,22 @@ afterEach(async () => {
 
 const fire = async (store: TaskStore, now: number) =>
   store.schedules.fireDue(now, (s, active) => planFires(s, now, active));
+
+/** A schedule every minute, due first at T0 + 1 min. */
+function everyMinute(name: string, group: string, missed: 'all' | 'skip') {
+  return {
+    name,
+    cron: null,
+    timezone: null,
+    everyMs: MIN,
+    task: { kind: 'sleep', name: null, group, priority: 5, maxAttempts: 1, timeout: null, payload: {} },
+    missed,
+    overlap: 'allow' as const,
+    enabled: true,
+    nextDueAt: T0 + MIN,
+    alarms: NO_ALARMS,
+  };
+}
 
 describe.skipIf(!pgAvailable)('PostgreSQL schedules', () => {
   it("skip a schedule another host's firing holds, and never fire its due time twice", async () => {
@@ -88,5 +105,58 @@ describe.skipIf(!pgAvailable)('PostgreSQL schedules', () => {
       (t) => t.name === 'held',
     );
     expect(held.map((t) => (t.runAt - T0) / MIN)).toEqual([1, 2, 3]);
+  });
+
+  it('fire several in one firing, each with its own account, and park a damaged one', async () => {
+    const schema = freshSchemaName('pgsched');
+    schemas.push(schema);
+    const store = await openStore(pgLocation(schema));
+    stores.push(store);
+    // made in reverse name order: they fire in id order
+    await store.schedules.create(everyMinute('c-all', 'c', 'all'), T0);
+    await store.schedules.create(everyMinute('b-damaged', 'b', 'all'), T0);
+    await store.schedules.create(everyMinute('a-skip', 'a', 'skip'), T0);
+    const admin = new pg.Client({ connectionString: pgLocation(schema).replace(/\?.*$/, '') });
+    clients.push(admin);
+    await admin.connect();
+    await admin.query(`UPDATE ${schema}.schedules SET template = 'not json' WHERE name = 'b-damaged'`);
+
+    // three due times each: `all` fires them all, `skip` only the latest, on time
+    const out = await fire(store, T0 + 3 * MIN);
+    expect(out.schedules).toBe(3);
+    const fired = (await store.listTasks({ limit: 10 })).tasks.toSorted((x, y) => x.id - y.id);
+    expect(out.taskIds).toEqual(fired.map((t) => t.id));
+    expect(fired.map((t) => [t.name, (t.runAt - T0) / MIN])).toEqual([
+      ['c-all', 1],
+      ['c-all', 2],
+      ['c-all', 3],
+      ['a-skip', 3],
+    ]);
+    const a = await store.schedules.get('a-skip');
+    const c = await store.schedules.get('c-all');
+    // (a damaged row cannot be read as a schedule: asked in SQL)
+    const [b] = (
+      await admin.query(
+        `SELECT enabled, next_due_at, last_task_id FROM ${schema}.schedules WHERE name = 'b-damaged'`,
+      )
+    ).rows;
+    expect(a).toMatchObject({
+      name: 'a-skip',
+      nextDueAt: T0 + 4 * MIN,
+      lastDueAt: T0 + 3 * MIN,
+      lastEnqueuedAt: T0 + 3 * MIN,
+      lastTaskId: fired[3]!.id,
+      skippedMissed: 2,
+    });
+    expect(b).toEqual({ enabled: false, next_due_at: null, last_task_id: null });
+    expect(c).toMatchObject({
+      name: 'c-all',
+      nextDueAt: T0 + 4 * MIN,
+      lastDueAt: T0 + 3 * MIN,
+      lastTaskId: fired[2]!.id,
+      skippedMissed: 0,
+    });
+    // and nothing fires twice
+    expect((await fire(store, T0 + 3 * MIN)).taskIds).toEqual([]);
   });
 });
