@@ -52,6 +52,14 @@ export async function pgAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** Runs `fn` as pgAdmin does, with `schema` first on the client's search path. */
+export function pgInSchema<T>(schema: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  return pgAdmin(async (c) => {
+    await c.query(`SET search_path TO ${schema}`);
+    return fn(c);
+  });
+}
+
 /** Drops a test queue's schema (every connection on it closed or not). */
 export async function dropSchema(schema: string): Promise<void> {
   const c = new pg.Client({ connectionString: PG_TEST_URL });

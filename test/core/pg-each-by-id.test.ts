@@ -5,7 +5,6 @@
  * lock once per running task. And what the list picks: each existing id once, in id order, only
  * where the condition holds. Real PostgreSQL (pg-backend.ts).
  */
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eachById } from '../../electron/core/store/postgres/each-by-id.ts';
 import { SET_OUTPUT, SET_PROGRESS } from '../../electron/core/store/postgres/leases.ts';
@@ -15,8 +14,8 @@ import {
   dropSchema,
   freshSchemaName,
   pgAvailable,
+  pgInSchema,
   pgLocation,
-  PG_TEST_URL,
 } from '../conformance/pg-backend.ts';
 import { A, claim, tasks } from '../conformance/shapes.ts';
 
@@ -34,24 +33,13 @@ type PlanNode = {
 };
 const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodesOf)];
 
-async function inSchema<T>(schema: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: PG_TEST_URL });
-  await c.connect();
-  try {
-    await c.query(`SET search_path TO ${schema}`);
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
 /** A queue of `n` tasks, `running` of them claimed by A, never analyzed. */
 async function queue(n: number, running: number) {
   const schema = freshSchemaName('byid');
   schemas.push(schema);
   const store = await openPgStore(pgLocation(schema));
   // As a queue filled within autovacuum's nap: no statistics on what was just written.
-  await inSchema(schema, (c) =>
+  await pgInSchema(schema, (c) =>
     c.query(
       'ALTER TABLE tasks SET (autovacuum_enabled = false); ALTER TABLE history SET (autovacuum_enabled = false)',
     ),
@@ -65,7 +53,7 @@ async function queue(n: number, running: number) {
 
 /** The plan's nodes of `sql` as run with `params`, rolled back. */
 async function planOf(schema: string, sql: string, params: unknown[]): Promise<PlanNode[]> {
-  return inSchema(schema, async (c) => {
+  return pgInSchema(schema, async (c) => {
     await c.query('BEGIN');
     try {
       const r = await c.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
@@ -127,7 +115,7 @@ describe.skipIf(!pgAvailable)('rows locked by a list of ids on PostgreSQL', () =
 
   it('pick each existing id once, in id order, where the condition holds', async () => {
     const { schema } = await queue(10, 0);
-    const picked = await inSchema(schema, async (c) => {
+    const picked = await pgInSchema(schema, async (c) => {
       await c.query("UPDATE tasks SET status = 'cancelled', finished_at = 1 WHERE id = 4");
       return c.query<{ id: string }>(eachById('tasks', '$1::bigint[]', "status = 'pending'", 'FOR UPDATE'), [
         [9, 4, 2, 99, 9, 7],

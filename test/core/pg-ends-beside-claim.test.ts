@@ -6,15 +6,14 @@
  * ends under the claim lock; ends that fail after the claim committed fail the tick, give its
  * tasks back, and are written by the next. Real PostgreSQL (pg-backend.ts).
  */
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
 import {
   dropSchema,
   freshSchemaName,
   pgAvailable,
+  pgInSchema,
   pgLocation,
-  PG_TEST_URL,
 } from '../conformance/pg-backend.ts';
 import { A, claim, done, LEASE_MS, tasks } from '../conformance/shapes.ts';
 
@@ -32,27 +31,9 @@ async function queue(limit: number, n: number) {
   return { schema, store };
 }
 
-async function sql(schema: string, text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_TEST_URL });
-  await c.connect();
-  try {
-    await c.query(`SET search_path TO ${schema}`);
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
-
-async function value(schema: string, text: string): Promise<number> {
-  const c = new pg.Client({ connectionString: PG_TEST_URL });
-  await c.connect();
-  try {
-    await c.query(`SET search_path TO ${schema}`);
-    return Number((await c.query<{ v: number }>(text)).rows[0]!.v);
-  } finally {
-    await c.end();
-  }
-}
+const sql = (schema: string, text: string) => pgInSchema(schema, (c) => c.query(text));
+const value = (schema: string, text: string) =>
+  pgInSchema(schema, async (c) => Number((await c.query<{ v: number }>(text)).rows[0]!.v));
 
 const tickAt = (now: number, more: { finishes: ReturnType<typeof done>[]; claimMax: number }) => ({
   now: () => now,
