@@ -43,7 +43,7 @@ const LOCKED_COLUMNS = 'id, status, attempts, unique_key';
 async function lock(q: Queryable, ids: readonly number[]): Promise<Map<number, Locked>> {
   const rows = await q.query<object>(
     eachById('tasks', '$1::bigint[]', 'true', 'FOR UPDATE', LOCKED_COLUMNS),
-    [[...new Set(ids)]],
+    [ids],
   );
   return new Map(
     rows.map((row) => {

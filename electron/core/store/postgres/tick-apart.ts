@@ -137,10 +137,7 @@ async function beforeClaim(
   const out =
     ends !== null || finishes.length === 0
       ? await claimTx(db, input, clockOffset)
-      : await db.tx(
-          (q, opened) => tick(q, { ...input, finishes }, opened, clockOffset),
-          tickOpening(db.schema),
-        );
+      : await tickTx(db, { ...input, finishes }, clockOffset);
   for (const f of ends ?? []) state.committed.delete(f);
   return ends === null ? out : { ...out, applied: [...ends, ...out.applied] };
 }
@@ -187,16 +184,8 @@ async function besideClaim(
     });
     if (ends === null) {
       // An adaptive group appeared: its learning needs the ends and the claim under one lock.
-      const rest = await db.tx(
-        (q, opened) =>
-          tick(
-            q,
-            { ...input, finishes, claimMax: input.claimMax - first.claimed.length },
-            opened,
-            clockOffset,
-          ),
-        tickOpening(db.schema),
-      );
+      const more = input.claimMax - first.claimed.length;
+      const rest = await tickTx(db, { ...input, finishes, claimMax: more }, clockOffset);
       out = {
         claimed: [...first.claimed, ...rest.claimed],
         applied: rest.applied,
@@ -226,3 +215,7 @@ const earliest = (a: number | null, b: number | null) => (a === null ? b : b ===
 
 const claimTx = (db: PgDb, input: TickInput, clockOffset: number) =>
   db.tx((q, limits) => claimAlone(q, input, limits, clockOffset), claimOpening(db.schema));
+
+/** The one-transaction tick: its finishes and its claim under the claim lock (tick.ts). */
+const tickTx = (db: PgDb, input: TickInput, clockOffset: number) =>
+  db.tx((q, opened) => tick(q, input, opened, clockOffset), tickOpening(db.schema));
