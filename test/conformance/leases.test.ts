@@ -30,10 +30,11 @@ describe.each(backends)('leases on $name', (backend) => {
     const [x, y] = await claim(store, A, 2, 10);
     // y was claimed by a tick whose answer never reached the worker: it runs only x.
     expect((await store.renewLeases(A, [x!.task.id], 500, 1000)).strays).toEqual([]);
-    expect((await store.renewLeases(A, [x!.task.id], 1010, 1000)).strays).toEqual([y!.task.id]);
-    expect((await store.renewLeases(A, [], 1020, 1000)).strays.sort()).toEqual(
-      [x!.task.id, y!.task.id].sort(),
-    );
+    expect((await store.renewLeases(A, [x!.task.id], 1010, 1000)).strays).toEqual([
+      { id: y!.task.id, attemptId: y!.historyId },
+    ]);
+    const both = (await store.renewLeases(A, [], 1020, 1000)).strays.map((s) => s.id);
+    expect(both.sort()).toEqual([x!.task.id, y!.task.id].sort());
     expect(await store.releaseLeases(A, [y!.task.id], 1030)).toEqual([y!.task.id]);
     const back = (await store.getTask(y!.task.id))!;
     expect([back.status, back.attempts]).toEqual(['pending', 0]);
@@ -174,6 +175,32 @@ describe.each(backends)('leases on $name', (backend) => {
     expect((await store.getTask(theirs!.task.id))!.status).toBe('running');
     const [again] = await claim(store, B, 1, 30);
     expect(again!.task).toMatchObject({ id: mine!.task.id, attempts: 1 });
+  });
+
+  it('gives a stray back only while the claim judged a stray still holds it', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue(tasks(2), 0);
+    const [x, y] = await claim(store, A, 2, 10);
+    // x was given back meanwhile and claimed again by the same worker: another attempt
+    expect(await store.releaseLeases(A, [x!.task.id], 20)).toEqual([x!.task.id]);
+    const [again] = await claim(store, A, 1, 30);
+    expect(again!.task.id).toBe(x!.task.id);
+    expect(again!.historyId).not.toBe(x!.historyId);
+    const strays = (await store.renewLeases(A, [], 2000, 1000)).strays;
+    expect(strays.sort((a, b) => a.id - b.id)).toEqual(
+      [
+        { id: x!.task.id, attemptId: again!.historyId },
+        { id: y!.task.id, attemptId: y!.historyId },
+      ].sort((a, b) => a.id - b.id),
+    );
+    // released on the first claim's attempt: x is left to its later claim, y goes back
+    const released = await store.releaseLeases(A, [x!.task.id, y!.task.id], 2010, [
+      x!.historyId,
+      y!.historyId,
+    ]);
+    expect(released).toEqual([y!.task.id]);
+    expect((await store.getTask(x!.task.id))!.status).toBe('running');
+    expect((await store.getTask(y!.task.id))!).toMatchObject({ status: 'pending', attempts: 0 });
   });
 
   it('stores progress from the lease holder only, and clears it on the next claim', async () => {

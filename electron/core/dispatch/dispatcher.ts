@@ -67,6 +67,7 @@ export class Dispatcher {
   /** renewals on other processes' changes, spaced (externalChange) */
   private readonly changeRenewal: Spaced;
   private ticksStarted = 0;
+  private ticksEnded = 0;
   private intervals: ReturnType<typeof setInterval>[] = [];
   private unwatch: (() => void) | null = null;
   private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
@@ -97,7 +98,10 @@ export class Dispatcher {
     this.progress = new ProgressWriter(options.store, options.worker, options.logger, options.onChange);
     this.output = new OutputWriter(options.store, options.worker, options.logger, options.onChange);
     this.loop = new TickLoop(
-      () => this.tickOnce(),
+      () => {
+        this.ticksStarted++;
+        return this.tickOnce().finally(() => this.ticksEnded++);
+      },
       () => this.state === 'running' || this.state === 'stopping',
     );
     this.results = new PendingResults({
@@ -128,7 +132,12 @@ export class Dispatcher {
       dueNow: () => this.dueNow(),
       // Settled ones too: a finish waiting for its tick is ours, not a stray to give back.
       runningIds: () => [...this.running.keys()],
-      ticks: () => ({ started: this.ticksStarted, underWay: this.loop.current !== null }),
+      ticks: () => ({
+        started: this.ticksStarted,
+        ended: this.ticksEnded,
+        underWay: this.loop.current !== null,
+      }),
+      givingBackStrays: () => this.state === 'running',
       lost: (id) => this.abort(id, new LeaseLostError()),
       cancelled: (id) => this.abort(id, new TaskCancelledError()),
     });
@@ -252,7 +261,6 @@ export class Dispatcher {
 
   private async tickOnce(): Promise<void> {
     if (this.state === 'stopped') return;
-    this.ticksStarted++;
     const finishes = this.results.take();
     // Slots whose finish this transaction writes are free for its claims. Counted as taken, a
     // worker at its maxInFlight whose tasks all settled before one tick (same-turn timers, or

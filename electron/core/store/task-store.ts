@@ -169,7 +169,17 @@ export interface RenewResult {
    * a claim whose commit the worker could not confirm (the database went away during COMMIT)
    * and so never ran; the caller gives them back unless a claim of its own was under way
    */
-  strays: number[];
+  strays: StrayClaim[];
+}
+
+/** A stray (RenewResult.strays): the task, and the attempt the claim that leased it opened. */
+export interface StrayClaim {
+  id: number;
+  /**
+   * the history id of its open attempt: every claim opens one of its own (a start stamp is no
+   * such name: a claim held back behind a delay stamps the same time again); null when none
+   */
+  attemptId: number | null;
 }
 
 export interface BulkOptions {
@@ -246,8 +256,16 @@ export interface TaskStore {
    * resolves to the step in ms, or null when there was none.
    */
   rebaseAfterClockStep(now: number): Promise<number | null>;
-  /** On shutdown: give back this worker's leases without counting the attempt. */
-  releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): Promise<number[]>;
+  /**
+   * On shutdown, and for strays: give back this worker's leases without counting the attempt.
+   * `attemptIds` (one per task id): give a task back only while this is still its open attempt.
+   */
+  releaseLeases(
+    worker: WorkerIdentity,
+    taskIds: readonly number[],
+    now: number,
+    attemptIds?: readonly number[],
+  ): Promise<number[]>;
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): Promise<void>;
   /**
    * The output tail of running attempts so far, by history id: written only while the attempt

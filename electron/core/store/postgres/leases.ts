@@ -61,7 +61,8 @@ const END_REAPED = `WITH e AS (
 // A shutdown's tasks given back ($4, this worker's, $5) in one statement, their rows locked in id
 // order first (as renewals and the tick's ends lock them) and checked on what the lock read
 // (each-by-id.ts), so the counts trigger takes its rows once, in (group, status) order, as a
-// claim or an enqueue does; each attempt closed in it too.
+// claim or an enqueue does; each attempt closed in it too. $8 (strays): the open attempt each must
+// still have, so a later claim of the same task is never given back in its place.
 // The task keeps its last error: a release says nothing about the task itself.
 const RELEASE = `WITH mine AS MATERIALIZED (
     ${eachById('tasks', '$4::bigint[]', 'true', 'FOR UPDATE', 'id, status, lease_owner')}),
@@ -69,6 +70,9 @@ const RELEASE = `WITH mine AS MATERIALIZED (
     UPDATE tasks SET status = $2, attempts = attempts - $3, run_at = $1, lease_owner = NULL,
       lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL
     FROM mine WHERE tasks.id = mine.id AND mine.status = 'running' AND mine.lease_owner = $5
+      AND ($8::bigint[] IS NULL OR EXISTS (
+        SELECT 1 FROM unnest($4::bigint[], $8::bigint[]) AS a(id, attempt) JOIN history h ON h.id = a.attempt
+        WHERE a.id = tasks.id AND h.task_id = tasks.id AND h.type = 'attempt' AND h.outcome = 'running'))
     RETURNING tasks.id),
   closed AS (
     UPDATE history SET ended_at = $1, outcome = $6, error = $7
@@ -93,11 +97,17 @@ export async function renewLeases(
     // Locked in id order, as the tick locks the ends it writes: a renewal and this worker's
     // own tick, on two connections, each waiting for a row the other holds, would deadlock (and
     // stall both for the server's deadlock_timeout).
-    const held = await q.query<{ id: number; cancel_requested: boolean; started_at: number | null }>(
+    const held = await q.query<{
+      id: number;
+      cancel_requested: boolean;
+      started_at: number | null;
+      attempt_id: number | null;
+    }>(
       `UPDATE tasks SET lease_expires_at = $1
        FROM (SELECT id FROM tasks WHERE lease_owner = $2 AND status = 'running' ORDER BY id FOR UPDATE) mine
        WHERE tasks.id = mine.id
-       RETURNING tasks.id, tasks.cancel_requested, tasks.started_at`,
+       RETURNING tasks.id, tasks.cancel_requested, tasks.started_at, (SELECT max(h.id) FROM history h
+         WHERE h.task_id = tasks.id AND h.type = 'attempt' AND h.outcome = 'running') AS attempt_id`,
       [until, worker.id],
     );
     const byId = new Map(held.map((r) => [r.id, r.cancel_requested]));
@@ -259,6 +269,7 @@ export async function releaseLeases(
   worker: WorkerIdentity,
   taskIds: readonly number[],
   at: number,
+  attemptIds?: readonly number[],
 ): Promise<number[]> {
   if (taskIds.length === 0) return [];
   const now = atMs(at);
@@ -272,6 +283,7 @@ export async function releaseLeases(
       worker.id,
       end.outcome,
       end.error,
+      attemptIds ?? null,
     ]);
     if (rows.length > 0) q.changed();
     const released = new Set(rows.map((r) => r.id));

@@ -115,7 +115,8 @@ class PgTaskStore implements TaskStore {
   renewLeases: TaskStore['renewLeases'] = (worker, ids, now, leaseMs) =>
     renewLeases(this.db, worker, ids, now, leaseMs);
   reclaimLost: TaskStore['reclaimLost'] = (now, isLost) => reclaimLost(this.db, now, isLost);
-  releaseLeases: TaskStore['releaseLeases'] = (worker, ids, now) => releaseLeases(this.db, worker, ids, now);
+  releaseLeases: TaskStore['releaseLeases'] = (worker, ids, now, attemptIds) =>
+    releaseLeases(this.db, worker, ids, now, attemptIds);
   setProgress: TaskStore['setProgress'] = (updates, worker) => setProgress(this.db, updates, worker);
   setLiveOutput: TaskStore['setLiveOutput'] = (updates, worker) => setLiveOutput(this.db, updates, worker);
 

@@ -126,8 +126,8 @@ class AsyncSqliteStore implements TaskStore {
     settle(() => this.s.reclaimLost(now, isLost), this.t);
   rebaseAfterClockStep: TaskStore['rebaseAfterClockStep'] = (now) =>
     settle(() => this.s.rebaseAfterClockStep(now), this.t);
-  releaseLeases: TaskStore['releaseLeases'] = (worker, ids, now) =>
-    settle(() => this.s.releaseLeases(worker, ids, now), this.t);
+  releaseLeases: TaskStore['releaseLeases'] = (worker, ids, now, attemptIds) =>
+    settle(() => this.s.releaseLeases(worker, ids, now, attemptIds), this.t);
   setProgress: TaskStore['setProgress'] = (updates, worker) =>
     settle(() => this.s.setProgress(updates, worker), this.t);
   setLiveOutput: TaskStore['setLiveOutput'] = (updates, worker) =>

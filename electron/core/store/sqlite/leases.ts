@@ -65,7 +65,7 @@ export class Leases {
   private readonly renew: Statement<[number, string]>;
   private readonly ownedBy: Statement<
     [string],
-    { id: number; cancel_requested: number; started_at: number | null }
+    { id: number; cancel_requested: number; started_at: number | null; attempt_id: number | null }
   >;
   private readonly runningOwners: Statement<[], OwnerRow>;
   private readonly reservers: Statement<[], ReserverRow>;
@@ -74,6 +74,7 @@ export class Leases {
   private readonly endLease: Statement<LeaseEndParams>;
   private readonly release: Statement<LeaseEndParams & { owner: string }, { id: number }>;
   private readonly closeRunningAttempts: Statement<[number, string, string, number]>;
+  private readonly openAttempt: Statement<[number], { attempt_id: number | null }>;
   private readonly progress: Statement<[number, number, string]>;
   private readonly liveOutput: Statement<[string, number, string]>;
 
@@ -90,7 +91,9 @@ export class Leases {
     );
     this.ownedBy = prepareOnUse(
       db,
-      "SELECT id, cancel_requested, started_at FROM tasks WHERE lease_owner = ? AND status = 'running'",
+      `SELECT id, cancel_requested, started_at, (SELECT max(h.id) FROM history h
+         WHERE h.task_id = tasks.id AND h.type = 'attempt' AND h.outcome = 'running') AS attempt_id
+       FROM tasks WHERE lease_owner = ? AND status = 'running'`,
     );
     this.runningOwners = prepareOnUse(
       db,
@@ -121,6 +124,11 @@ export class Leases {
     this.closeRunningAttempts = prepareOnUse(
       db,
       `UPDATE history SET ended_at = ?, outcome = ?, error = ?
+       WHERE task_id = ? AND type = 'attempt' AND outcome = 'running'`,
+    );
+    this.openAttempt = prepareOnUse(
+      db,
+      `SELECT max(id) AS attempt_id FROM history
        WHERE task_id = ? AND type = 'attempt' AND outcome = 'running'`,
     );
     this.progress = prepareOnUse(
@@ -204,11 +212,18 @@ export class Leases {
   }
 
   /** On shutdown: give back this worker's leases without counting the attempt. */
-  releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[] {
+  releaseLeases(
+    worker: WorkerIdentity,
+    taskIds: readonly number[],
+    now: number,
+    attemptIds?: readonly number[],
+  ): number[] {
     const end = RELEASED_LEASE_END;
     return this.commits.run('durable', () => {
       const released: number[] = [];
-      for (const id of taskIds) {
+      for (const [i, id] of taskIds.entries()) {
+        const attempt = attemptIds?.[i];
+        if (attempt !== undefined && this.openAttempt.get(id)?.attempt_id !== attempt) continue;
         if (this.release.get({ ...endParams(id, now, end), owner: worker.id })) {
           this.closeRunningAttempts.run(now, end.outcome, end.error, id);
           released.push(id);

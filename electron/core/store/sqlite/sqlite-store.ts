@@ -129,8 +129,13 @@ export class SqliteTaskStore implements SyncTaskStore {
     return this.clockRebase.rebase(now);
   }
 
-  releaseLeases(worker: WorkerIdentity, taskIds: readonly number[], now: number): number[] {
-    return this.leases.releaseLeases(worker, taskIds, now);
+  releaseLeases(
+    worker: WorkerIdentity,
+    taskIds: readonly number[],
+    now: number,
+    attemptIds?: readonly number[],
+  ): number[] {
+    return this.leases.releaseLeases(worker, taskIds, now, attemptIds);
   }
 
   setProgress(updates: ReadonlyMap<number, number>, worker: WorkerIdentity): void {
