@@ -53,7 +53,7 @@ const COLUMN_TYPES: Readonly<Record<string, ColumnType>> = {
   boolean: FLAG,
   text: TEXT,
 };
-const ANY: ColumnType = { check: () => true, expected: 'anything' };
+const ANY: ColumnType = { check: () => true, expected: 'anything', standIn: null };
 
 /** Tables whose ids come from an identity sequence. */
 const IDENTITY: readonly ExportTable[] = ['tasks', 'history', 'schedules'];

@@ -1,9 +1,9 @@
 /**
  * Rows of `tasks` and `history` as the PostgreSQL store reads them, decoded into the domain
  * types. A row is input from outside (another version, a hand edit, a migration), so each column
- * is checked here once: a wrong type fails with the table, the row's id and the column; an
- * unknown status or unreadable JSON is shown in place, as the SQLite store does, rather than
- * crashing a face.
+ * is checked here once (../column-types.ts): a wrong type fails with the table, the row's id and
+ * the column; an unknown status or unreadable JSON is shown in place, as the SQLite store does,
+ * rather than crashing a face.
  */
 import {
   TASK_STATUSES,
@@ -14,6 +14,9 @@ import {
 } from '../../../../shared/domain.ts';
 import { historyEntry, type HistoryRow } from '../history-row.ts';
 import { decodeUses } from '../resource-row.ts';
+import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from '../column-types.ts';
+
+export { FLAG, INT, TEXT, TIME, orNull, rowChecker, type ColumnType, type RowSpec } from '../column-types.ts';
 
 /** A row of `tasks` as the connection layer returns it (bigint as number, flags as boolean). */
 export interface TaskRow {
@@ -48,49 +51,6 @@ export interface TaskRow {
   scheduled_for: number | null;
   uses: string | null;
   resource_waits: number;
-}
-
-/** A column's type: its check, and how a message names it. */
-export interface ColumnType {
-  readonly check: (v: unknown) => boolean;
-  readonly expected: string;
-}
-
-const type = (expected: string, check: (v: unknown) => boolean): ColumnType => ({ check, expected });
-export const TEXT = type('text', (v) => typeof v === 'string');
-export const INT = type('an integer', (v) => Number.isSafeInteger(v));
-export const TIME = type('a number', (v) => typeof v === 'number' && Number.isFinite(v));
-export const FLAG = type('true or false', (v) => typeof v === 'boolean');
-export const orNull = (t: ColumnType): ColumnType =>
-  type(`${t.expected} or null`, (v) => v === null || t.check(v));
-
-/** Every column of a row type with its type. */
-export type RowSpec<R> = { readonly [K in keyof R]-?: ColumnType };
-
-/**
- * A checker for rows of `table`: returns the row as `R`, or throws one line naming the table,
- * the row (by its `key` column: a number as is, text quoted) and the first column that does not
- * hold its type.
- */
-export function rowChecker<R>(table: string, spec: RowSpec<R>, key = 'id'): (row: object) => R {
-  const columns = Object.entries(spec) as [string, ColumnType][];
-  return (row) => {
-    const r = row as Record<string, unknown>;
-    for (const [column, t] of columns) {
-      if (!t.check(r[column])) {
-        const k = r[key];
-        const id = typeof k === 'number' ? ` ${k}` : typeof k === 'string' ? ` ${show(k)}` : '';
-        throw new Error(`${table} row${id}: ${column} is ${show(r[column])}, expected ${t.expected}`);
-      }
-    }
-    return row as R;
-  };
-}
-
-function show(v: unknown): string {
-  if (v === undefined) return 'missing';
-  const text = typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v));
-  return text.length > 40 ? `${text.slice(0, 40)}...` : text;
 }
 
 /** A checked row of `tasks`. */
