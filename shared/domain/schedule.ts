@@ -62,4 +62,11 @@ export interface Schedule {
   updatedAt: number;
   /** the next five due times, as the UI shows them */
   upcoming: number[];
+  /**
+   * Set only when the stored row is damaged (a hand edit, a bad restore): one line naming what,
+   * e.g. `the stored task template is damaged: not JSON`. The other fields hold what could be
+   * read (`task` a stand-in where none could); it never enqueues a task (firing pauses it), and
+   * can be paused, replaced whole (which repairs it) or removed.
+   */
+  problem?: string;
 }

@@ -3,6 +3,7 @@
  * how to create an empty queue, and how to open a connection on it (from this process or from a
  * child process, which gets the same `location`).
  */
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,8 @@ export interface Backend {
   create(): Promise<{ location: string; destroy(): Promise<void> }>;
   /** A connection on the queue at `location`, as a separate process would open it. */
   connect(location: string): Promise<Store>;
+  /** Runs `sql` on the queue at `location` outside the store, as a hand edit or a bad restore would. */
+  rawSql(location: string, sql: string): Promise<void>;
   /**
    * Deviations from the contract this backend is known to have: their tests expect failure on
    * it, so the suite stays green now and turns red once one is fixed (then drop it here).
@@ -41,6 +44,14 @@ const sqlite: Backend = {
     };
   },
   connect: (location) => openStore(location, { watchIntervalMs: 10 }),
+  async rawSql(location, sql) {
+    const db = new Database(location);
+    try {
+      db.exec(sql);
+    } finally {
+      db.close();
+    }
+  },
   knownDefects: ['searchAsciiCaseOnly'],
 };
 

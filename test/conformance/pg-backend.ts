@@ -87,4 +87,7 @@ export const postgresBackend = {
     return { location: pgLocation(schema), destroy: () => dropSchema(schema) };
   },
   connect: (location: string) => openStore(location),
+  rawSql: async (location: string, sql: string) => {
+    await pgInSchema(new URL(location).searchParams.get('schema')!, (c) => c.query(sql));
+  },
 };

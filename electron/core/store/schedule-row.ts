@@ -1,7 +1,9 @@
 /**
  * A row of `schedules`, with its last task's status and times joined, as every backend reads it
- * (same column names on each), the StoredSchedule made of it, and the task it enqueues. A backend
- * checks the row's types first; the policies, the template and the flags are read here once.
+ * (same column names on each), the StoredSchedule made of it, and the task it enqueues. The row
+ * is read leniently: a damaged one (a hand edit, a bad restore, an older version's bug) becomes a
+ * schedule with what could be read and a `problem`, so it lists beside the others instead of
+ * failing every listing; it never enqueues anything (`scheduledTask` refuses it).
  */
 import {
   MISSED_POLICIES,
@@ -12,7 +14,10 @@ import {
   type ResourceUse,
   type TaskTemplate,
 } from '../../../shared/domain.ts';
+import { ConflictError } from '../../../shared/errors.ts';
 import { usesProblem } from '../../../shared/resources.ts';
+import { cronProblem, isTimeZone } from '../../../shared/schedule-times.ts';
+import { INT, TEXT, TIME, columnType, orNull, rowReader } from './column-types.ts';
 import type { StoredSchedule } from './schedule-store.ts';
 import type { NewTask } from './task-store.ts';
 
@@ -43,47 +48,130 @@ export interface ScheduleRow {
   last_task_finished_at: number | null;
 }
 
+const ENABLED = columnType('true or false', (v) => typeof v === 'boolean' || v === 0 || v === 1, false);
+
+/** Each column checked by type: PostgreSQL's bigint past 2^53, or SQLite's text in an INTEGER column. */
+const readRow = rowReader<ScheduleRow>({
+  id: INT,
+  name: TEXT,
+  cron: orNull(TEXT),
+  timezone: orNull(TEXT),
+  every_ms: orNull(INT),
+  template: TEXT,
+  missed: TEXT,
+  overlap: TEXT,
+  enabled: ENABLED,
+  next_due_at: orNull(TIME),
+  last_due_at: orNull(TIME),
+  last_enqueued_at: orNull(TIME),
+  last_task_id: orNull(INT),
+  skipped_overlap: INT,
+  skipped_missed: INT,
+  created_at: TIME,
+  updated_at: TIME,
+  grace_ms: orNull(INT),
+  max_runtime_ms: orNull(INT),
+  min_runtime_ms: orNull(INT),
+  last_task_status: orNull(TEXT),
+  last_task_started_at: orNull(TIME),
+  last_task_finished_at: orNull(TIME),
+});
+
 const pick = <T extends string>(list: readonly T[], v: string, fallback: T): T =>
   (list as readonly string[]).includes(v) ? (v as T) : fallback;
 
-/** A template's uses as stored (the spec's shape); a damaged list throws, as a damaged template. */
-function storedUses(v: unknown): { uses?: ResourceUse[] } {
+/** Stands in for a template that cannot be read at all; never enqueued (the schedule has a problem). */
+const UNREADABLE: TaskTemplate = {
+  kind: '',
+  name: null,
+  group: '',
+  priority: 5,
+  maxAttempts: 3,
+  timeout: null,
+  payload: null,
+};
+
+const isUse = (u: unknown): u is ResourceUse =>
+  typeof u === 'object' && u !== null && typeof (u as ResourceUse).resource === 'string';
+
+/** A template's uses as stored (the spec's shape), or why they cannot be used. */
+function storedUses(v: unknown): { uses?: ResourceUse[] } | { problem: string } {
   if (v === undefined || (Array.isArray(v) && v.length === 0)) return {};
-  const problem = Array.isArray(v) ? usesProblem(v as ResourceUse[]) : 'not a list';
-  if (problem !== null) throw new Error(`the stored task template's uses are damaged: ${problem}`);
+  const problem = !Array.isArray(v)
+    ? 'not a list'
+    : !v.every(isUse)
+      ? 'an entry is not {resource, weight}'
+      : usesProblem(v);
+  if (problem !== null) return { problem: `the stored task template's uses are damaged: ${problem}` };
   return { uses: v as ResourceUse[] };
 }
 
-/** The template as stored; a damaged one throws (the scheduler reports it, and parks the schedule). */
-function readTemplate(text: string): TaskTemplate {
+/** The template as stored, keeping what can be read of a damaged one, and what is wrong with it. */
+function readTemplate(text: string): { task: TaskTemplate; problem: string | null } {
+  const damaged = (why: string) => `the stored task template is damaged: ${why}`;
+  let t: unknown;
   try {
-    const t = JSON.parse(text) as Partial<TaskTemplate> | null;
-    if (t && typeof t === 'object' && typeof t.kind === 'string' && typeof t.group === 'string') {
-      return {
-        kind: t.kind,
-        name: typeof t.name === 'string' ? t.name : null,
-        group: t.group,
-        priority: typeof t.priority === 'number' ? t.priority : 5,
-        maxAttempts: typeof t.maxAttempts === 'number' ? t.maxAttempts : 3,
-        timeout: typeof t.timeout === 'number' ? t.timeout : null,
-        payload: (t.payload ?? {}) as JsonValue,
-        ...storedUses(t.uses),
-      };
-    }
+    t = JSON.parse(text);
   } catch {
-    // fall through
+    return { task: UNREADABLE, problem: damaged('not JSON') };
   }
-  throw new Error('the stored task template is damaged');
+  if (typeof t !== 'object' || t === null || Array.isArray(t))
+    return { task: UNREADABLE, problem: damaged('not an object') };
+  const o = t as Partial<Record<keyof TaskTemplate, unknown>>;
+  const task: TaskTemplate = {
+    kind: typeof o.kind === 'string' ? o.kind : '',
+    name: typeof o.name === 'string' ? o.name : null,
+    group: typeof o.group === 'string' ? o.group : '',
+    priority: typeof o.priority === 'number' ? o.priority : 5,
+    maxAttempts: typeof o.maxAttempts === 'number' ? o.maxAttempts : 3,
+    timeout: typeof o.timeout === 'number' ? o.timeout : null,
+    payload: (o.payload ?? {}) as JsonValue,
+  };
+  if (typeof o.kind !== 'string') return { task, problem: damaged('it names no kind') };
+  if (typeof o.group !== 'string') return { task, problem: damaged('it names no group') };
+  const uses = storedUses(o.uses);
+  if ('problem' in uses) return { task, problem: uses.problem };
+  return { task: { ...task, ...uses }, problem: null };
 }
 
-export function toSchedule(r: ScheduleRow): StoredSchedule {
+/** Recurrences already judged: a listing reads every schedule each second, and cron parsing is not free. */
+const judged = new Map<string, string | null>();
+
+/** Why the stored recurrence cannot give due times (firing and `upcoming` would throw), or null. */
+function recurrenceProblem(r: ScheduleRow): string | null {
+  if ((r.cron === null) === (r.every_ms === null))
+    return r.cron === null
+      ? 'neither a cron expression nor an interval is stored'
+      : 'both a cron expression and an interval are stored';
+  if (r.every_ms !== null) return r.every_ms > 0 ? null : `the interval ${r.every_ms} ms is not valid`;
+  const key = `${r.cron}\u0000${r.timezone ?? ''}`;
+  let problem = judged.get(key);
+  if (problem === undefined) {
+    const cron = cronProblem(r.cron!);
+    problem =
+      cron !== null
+        ? `the cron expression "${r.cron!.slice(0, 70)}" is not valid: ${cron}`
+        : r.timezone !== null && !isTimeZone(r.timezone)
+          ? `the time zone "${r.timezone.slice(0, 70)}" is not known`
+          : null;
+    if (judged.size >= 1000) judged.clear();
+    judged.set(key, problem);
+  }
+  return problem;
+}
+
+/** A row as read from either database; never throws: a damaged one has a `problem`. */
+export function toSchedule(raw: object): StoredSchedule {
+  const { row: r, problem: column } = readRow(raw);
+  const { task, problem: template } = readTemplate(r.template);
+  const problem = (column && `a stored column is damaged: ${column}`) ?? template ?? recurrenceProblem(r);
   return {
     id: r.id,
     name: r.name,
     cron: r.cron,
     timezone: r.timezone,
     everyMs: r.every_ms,
-    task: readTemplate(r.template),
+    task,
     missed: pick(MISSED_POLICIES, r.missed, 'skip'),
     overlap: pick(OVERLAP_POLICIES, r.overlap, 'allow'),
     enabled: r.enabled === true || r.enabled === 1,
@@ -100,11 +188,21 @@ export function toSchedule(r: ScheduleRow): StoredSchedule {
     skippedMissed: r.skipped_missed,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    ...(problem !== null && { problem }),
   };
+}
+
+/** The one-line refusal of what a damaged schedule cannot do (`what`: "run", "be resumed"). */
+export function damagedError(s: Pick<StoredSchedule, 'name' | 'problem'>, what: string): ConflictError {
+  return new ConflictError(
+    `schedule "${s.name}" cannot ${what}: ${s.problem ?? 'it is damaged'} (edit it in the dashboard, or remove it)`,
+  );
 }
 
 /** The task a schedule enqueues for `dueAt` (null: a run now, outside the due times). */
 export function scheduledTask(s: StoredSchedule, dueAt: number | null, now: number): NewTask {
+  // Every enqueue from a schedule passes here: a damaged one never makes a task.
+  if (s.problem !== undefined) throw damagedError(s, 'run');
   const t = s.task;
   return {
     kind: t.kind,

@@ -12,8 +12,7 @@ import type { FireResult, NewSchedule, ScheduleStore, StoredSchedule } from '../
 import { atMs, untilMs } from './pg-clock.ts';
 import type { Db, Queryable } from './db.ts';
 import { insertTasks } from './enqueue.ts';
-import { scheduledTask } from '../schedule-row.ts';
-import { scheduleRow, toSchedule, type ScheduleRow } from './schedule-rows.ts';
+import { scheduledTask, toSchedule } from '../schedule-row.ts';
 
 const SELECT = `SELECT s.*, t.status AS last_task_status, t.started_at AS last_task_started_at,
     t.finished_at AS last_task_finished_at
@@ -38,21 +37,21 @@ const argsOf = (s: NewSchedule): unknown[] => [
   s.alarms.minRuntimeMs,
 ];
 
-async function one(q: Queryable, where: string, param: unknown): Promise<ScheduleRow | null> {
+async function one(q: Queryable, where: string, param: unknown): Promise<StoredSchedule | null> {
   const [row] = await q.query<object>(`${SELECT} WHERE ${where}`, [param]);
-  return row ? scheduleRow(row) : null;
+  return row ? toSchedule(row) : null;
 }
 
-async function byName(q: Queryable, name: string): Promise<ScheduleRow> {
-  const r = await one(q, 's.name = $1', name);
-  if (!r) throw new NotFoundError(`schedule "${name}" does not exist`);
-  return r;
+async function byName(q: Queryable, name: string): Promise<StoredSchedule> {
+  const s = await one(q, 's.name = $1', name);
+  if (!s) throw new NotFoundError(`schedule "${name}" does not exist`);
+  return s;
 }
 
 async function byId(q: Queryable, id: number): Promise<StoredSchedule> {
-  const r = await one(q, 's.id = $1', id);
-  if (!r) throw new Error(`schedules row ${id} is missing`);
-  return toSchedule(r);
+  const s = await one(q, 's.id = $1', id);
+  if (!s) throw new Error(`schedules row ${id} is missing`);
+  return s;
 }
 
 /** A name another schedule holds, as the unique index would refuse it. */
@@ -109,15 +108,9 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
         return byId(q, old.id);
       }),
 
-    get: async (name) => {
-      const r = await one(db, 's.name = $1', name);
-      return r ? toSchedule(r) : null;
-    },
+    get: (name) => one(db, 's.name = $1', name),
 
-    list: async () =>
-      (await db.query<object>(`${SELECT} ORDER BY s.name COLLATE "C"`)).map((r) =>
-        toSchedule(scheduleRow(r)),
-      ),
+    list: async () => (await db.query<object>(`${SELECT} ORDER BY s.name COLLATE "C"`)).map(toSchedule),
 
     setEnabled: (name, enabled, nextDueAt, now) =>
       db.tx(async (q) => {
@@ -141,7 +134,7 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
 
     runNow: (name, now) =>
       db.tx(async (q) => {
-        const s = toSchedule(await byName(q, name));
+        const s = await byName(q, name);
         const [r] = await insertTasks(q, [{ ...scheduledTask(s, null, now), runAt: now }], now);
         if (!r) throw new Error(`schedule "${name}": its task was not enqueued`);
         await q.query(ENQUEUED, [null, atMs(now), r.task.id, s.id]);
@@ -166,7 +159,9 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
       );
       if (!r) return null;
       if (typeof r.name !== 'string' || !Number.isFinite(r.next_due_at))
-        throw new Error(`schedules row: next_due_at is ${String(r.next_due_at)}, expected a number`);
+        throw new Error(
+          `schedule ${JSON.stringify(r.name)}: next_due_at is ${String(r.next_due_at)}, expected a number`,
+        );
       return { name: r.name, dueAt: r.next_due_at as number };
     },
   };
@@ -186,22 +181,19 @@ async function fireDue(
       // next_due_at <= now, for whole ms: <= its floor
       [Math.floor(now)],
     )
-  ).map(scheduleRow);
+  ).map(toSchedule);
   if (rows.length === 0) return { taskIds: [], schedules: 0 };
   const due: { s: StoredSchedule; nextDueAt: number }[] = [];
-  const damaged: number[] = [];
-  for (const row of rows) {
-    try {
-      due.push({ s: toSchedule(row), nextDueAt: row.next_due_at! });
-    } catch {
-      // A damaged row cannot enqueue anything; park it instead of retrying it every second.
-      damaged.push(row.id);
-    }
+  const damaged: StoredSchedule[] = [];
+  for (const s of rows) {
+    // A damaged row cannot enqueue anything; park it instead of retrying it every second.
+    if (s.problem !== undefined || s.nextDueAt === null) damaged.push(s);
+    else due.push({ s, nextDueAt: s.nextDueAt });
   }
   if (damaged.length > 0)
     await q.query(
       'UPDATE schedules SET enabled = false, next_due_at = NULL, updated_at = $1 WHERE id = ANY($2::bigint[])',
-      [atMs(now), damaged],
+      [atMs(now), damaged.map((s) => s.id)],
     );
   const active = new Set(
     (

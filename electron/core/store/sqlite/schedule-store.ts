@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
-import { scheduledTask, toSchedule, type ScheduleRow } from '../schedule-row.ts';
+import { scheduledTask, toSchedule } from '../schedule-row.ts';
 import type { FireResult, NewSchedule, StoredSchedule } from '../schedule-store.ts';
 import type { SyncScheduleStore } from './sync-store.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
@@ -64,14 +64,15 @@ export class SqliteScheduleStore implements SyncScheduleStore {
            enabled = ?, next_due_at = ?, grace_ms = ?, max_runtime_ms = ?, min_runtime_ms = ?, updated_at = ?
          WHERE id = ? RETURNING id`,
       ),
-      byName: p<[string], ScheduleRow>(`${SELECT} WHERE s.name = ?`),
-      byId: p<[number], ScheduleRow>(`${SELECT} WHERE s.id = ?`),
-      list: p<[], ScheduleRow>(`${SELECT} ORDER BY s.name`),
+      // Rows as stored: toSchedule checks each column (a hand edit can put text in any of them).
+      byName: p<[string], object>(`${SELECT} WHERE s.name = ?`),
+      byId: p<[number], object>(`${SELECT} WHERE s.id = ?`),
+      list: p<[], object>(`${SELECT} ORDER BY s.name`),
       setEnabled: p<[number, number | null, number, number], unknown>(
         'UPDATE schedules SET enabled = ?, next_due_at = ?, updated_at = ? WHERE id = ?',
       ),
       remove: p<[string], unknown>('DELETE FROM schedules WHERE name = ?'),
-      due: p<[number], ScheduleRow>(
+      due: p<[number], object>(
         `${SELECT} WHERE s.enabled = 1 AND s.next_due_at <= ? ORDER BY s.next_due_at LIMIT 100`,
       ),
       active: p<[number], { n: number }>(
@@ -85,17 +86,19 @@ export class SqliteScheduleStore implements SyncScheduleStore {
         `UPDATE schedules SET last_due_at = coalesce(?, last_due_at), last_enqueued_at = ?, last_task_id = ?
          WHERE id = ?`,
       ),
+      // A due time stored as text (a hand edit) is never due: the scheduler would wait NaN ms.
       nextDue: p<[], { name: string; next_due_at: number }>(
         `SELECT name, next_due_at FROM schedules WHERE enabled = 1 AND next_due_at IS NOT NULL
+           AND typeof(next_due_at) IN ('integer', 'real')
          ORDER BY next_due_at LIMIT 1`,
       ),
     };
   }
 
-  private row(name: string): ScheduleRow {
+  private row(name: string): StoredSchedule {
     const r = this.st.byName.get(name);
     if (!r) throw new NotFoundError(`schedule "${name}" does not exist`);
-    return r;
+    return toSchedule(r);
   }
 
   private args(s: NewSchedule): ScheduleArgs {
@@ -156,7 +159,7 @@ export class SqliteScheduleStore implements SyncScheduleStore {
 
   runNow(name: string, now: number): { taskId: number; created: boolean } {
     return this.commits.run('relaxed', () => {
-      const s = toSchedule(this.row(name));
+      const s = this.row(name);
       const [r] = this.enqueue([{ ...scheduledTask(s, null, now), runAt: now }], now);
       this.st.enqueued.run(null, now, r!.task.id, s.id);
       return { taskId: r!.task.id, created: r!.created };
@@ -170,21 +173,18 @@ export class SqliteScheduleStore implements SyncScheduleStore {
     return this.commits.run('relaxed', (): FireResult => {
       const taskIds: number[] = [];
       const rows = this.st.due.all(now);
-      for (const row of rows) {
-        let s: StoredSchedule;
-        try {
-          s = toSchedule(row);
-        } catch {
+      for (const s of rows.map(toSchedule)) {
+        if (s.problem !== undefined || s.nextDueAt === null) {
           // A damaged row cannot enqueue anything; park it instead of retrying it every second.
-          this.st.setEnabled.run(0, null, now, row.id);
+          this.st.setEnabled.run(0, null, now, s.id);
           continue;
         }
         const active = this.st.active.get(s.id)!.n > 0;
         const p = plan(
           {
             id: s.id,
-            recurrence: recurrenceOf(s, row.next_due_at!),
-            nextDueAt: row.next_due_at!,
+            recurrence: recurrenceOf(s, s.nextDueAt),
+            nextDueAt: s.nextDueAt,
             missed: s.missed,
             overlap: s.overlap,
           },

@@ -1,0 +1,140 @@
+/**
+ * A damaged schedules row (damaged by raw SQL, as a hand edit or a bad restore would): it lists
+ * beside the others with what could be read and its problem, never enqueues a task (firing parks
+ * it, a run now is refused naming it), and a replace repairs it; a remove removes it.
+ */
+import { describe, expect, it } from 'vitest';
+import { planFires } from '../../electron/core/schedule/plan.ts';
+import type { NewSchedule } from '../../electron/core/store/schedule-store.ts';
+import { NO_ALARMS } from '../../shared/schedule-alarms.ts';
+import { backends, freshQueue, type Store } from './harness.ts';
+
+const T0 = Date.parse('2026-12-01T00:00:00Z');
+const MIN = 60_000;
+
+/** Every minute, due first at T0 + 1 min. */
+const everyMinute = (name: string): NewSchedule => ({
+  name,
+  cron: null,
+  timezone: null,
+  everyMs: MIN,
+  task: {
+    kind: 'sleep',
+    name: null,
+    group: 'default',
+    priority: 5,
+    maxAttempts: 1,
+    timeout: null,
+    payload: {},
+  },
+  missed: 'skip',
+  overlap: 'allow',
+  enabled: true,
+  nextDueAt: T0 + MIN,
+  alarms: NO_ALARMS,
+});
+
+const fire = async (store: Store, now: number) =>
+  (await store.schedules.fireDue(now, (s, active) => planFires(s, now, active))).taskIds;
+
+/** Each damage (one statement, the same SQL on both backends) and the problem it must show. */
+const DAMAGES: { name: string; sql: string; problem: RegExp }[] = [
+  {
+    name: 'b-template',
+    sql: "template = 'not json'",
+    problem: /^the stored task template is damaged: not JSON$/,
+  },
+  {
+    name: 'c-uses',
+    sql: `template = '{"kind":"sleep","group":"default","payload":{},"uses":[{"resource":"no spaces","weight":1}]}'`,
+    problem: /^the stored task template's uses are damaged: "no spaces" /,
+  },
+  {
+    name: 'd-cron',
+    sql: "cron = 'every tuesday', every_ms = NULL",
+    problem: /^the cron expression "every tuesday" is not valid: /,
+  },
+  {
+    name: 'e-zone',
+    sql: "cron = '0 3 * * *', timezone = 'Mars/Olympus', every_ms = NULL",
+    problem: /^the time zone "Mars\/Olympus" is not known$/,
+  },
+  {
+    // past 2^53: PostgreSQL's bigint and SQLite's INTEGER both hold it, a JS number cannot
+    name: 'f-column',
+    sql: 'skipped_missed = 9223372036854775807',
+    problem: /^a stored column is damaged: skipped_missed is 9223372036854776000, expected an integer$/,
+  },
+];
+
+describe.each(backends)('damaged schedules on $name', (backend) => {
+  async function damagedQueue() {
+    const q = await freshQueue(backend);
+    const made = new Map<string, number>();
+    for (const name of ['a-good', ...DAMAGES.map((d) => d.name), 'z-good'])
+      made.set(name, (await q.store.schedules.create(everyMinute(name), T0)).id);
+    for (const d of DAMAGES)
+      await backend.rawSql(q.location, `UPDATE schedules SET ${d.sql} WHERE name = '${d.name}'`);
+    return { ...q, made };
+  }
+
+  it('lists every schedule, a damaged one with what could be read and its problem', async () => {
+    const { store, made } = await damagedQueue();
+    const list = await store.schedules.list();
+    expect(list.map((s) => s.name)).toEqual([...made.keys()]);
+    for (const s of list) {
+      // what could be read stays: id, name, flag, times, counters
+      expect(s).toMatchObject({ id: made.get(s.name), enabled: true, nextDueAt: T0 + MIN, createdAt: T0 });
+      const damage = DAMAGES.find((d) => d.name === s.name);
+      if (damage) expect(s.problem).toMatch(damage.problem);
+      else expect(s).not.toHaveProperty('problem');
+    }
+    // a damaged template stands in as one that names nothing; one with bad uses keeps the rest
+    expect(list.find((s) => s.name === 'b-template')!.task).toMatchObject({ kind: '', group: '' });
+    expect(list.find((s) => s.name === 'c-uses')!.task).toEqual({ ...everyMinute('x').task, maxAttempts: 3 });
+    expect((await store.schedules.get('d-cron'))!.problem).toMatch(DAMAGES[2]!.problem);
+    expect(await store.schedules.nextDue()).toEqual({ name: 'a-good', dueAt: T0 + MIN });
+  });
+
+  it('fires the sound ones and parks the damaged ones, enqueuing nothing for them', async () => {
+    const { store } = await damagedQueue();
+    const ids = await fire(store, T0 + MIN);
+    const tasks = (await store.listTasks({ limit: 50 })).tasks;
+    expect(tasks.map((t) => t.name).toSorted()).toEqual(['a-good', 'z-good']);
+    expect(ids.toSorted()).toEqual(tasks.map((t) => t.id).toSorted());
+    for (const s of await store.schedules.list()) {
+      if (s.name.endsWith('-good'))
+        expect(s).toMatchObject({ enabled: true, nextDueAt: T0 + 2 * MIN, lastDueAt: T0 + MIN });
+      else {
+        expect(s).toMatchObject({ enabled: false, nextDueAt: null, lastTaskId: null });
+        expect(s.problem).toMatch(DAMAGES.find((d) => d.name === s.name)!.problem);
+      }
+    }
+    expect(await fire(store, T0 + MIN)).toEqual([]);
+  });
+
+  it('refuses a run now naming the schedule and its problem; a replace repairs it; a remove removes it', async () => {
+    const { store } = await damagedQueue();
+    for (const d of DAMAGES) {
+      const err = await store.schedules.runNow(d.name, T0).catch((e: unknown) => e as Error);
+      expect(err).toMatchObject({ name: 'ConflictError' });
+      // one line: the schedule, then its problem, then what to do
+      const [, problem] =
+        /^schedule "[^"]+" cannot run: (.*) \(edit it in the dashboard, or remove it\)$/.exec(
+          (err as Error).message,
+        )!;
+      expect((err as Error).message).toContain(`schedule "${d.name}"`);
+      expect(problem).toMatch(d.problem);
+    }
+    expect((await store.listTasks({})).total).toBe(0);
+
+    const repaired = await store.schedules.replace('b-template', everyMinute('b-template'), T0 + 1);
+    expect(repaired).not.toHaveProperty('problem');
+    expect(repaired.task.kind).toBe('sleep');
+    const { taskId } = await store.schedules.runNow('b-template', T0 + 2);
+    expect(await store.getTask(taskId)).toMatchObject({ name: 'b-template', kind: 'sleep' });
+
+    expect(await store.schedules.remove('d-cron')).toBe(true);
+    expect((await store.schedules.list()).map((s) => s.name)).not.toContain('d-cron');
+  });
+});
