@@ -12,6 +12,7 @@ import { NO_ALARMS } from '../../../shared/schedule-alarms.ts';
 import { scheduleHealth } from '../policy/schedule-health.ts';
 import { dueTimes, firstDue, recurrenceOf } from '../schedule/plan.ts';
 import { fireDueSchedules } from '../schedule/scheduler.ts';
+import { damagedError } from '../store/schedule-row.ts';
 import type { NewSchedule, StoredSchedule } from '../store/schedule-store.ts';
 import type { EngineCore } from './core.ts';
 
@@ -46,16 +47,26 @@ export function createScheduleOperations(core: EngineCore): ScheduleOperations {
 
   const withUpcoming = (s: StoredSchedule): Schedule => {
     const now = clock.now();
-    // An interval keeps its grid through the stored due time, kept while paused too; a paused
-    // schedule shows what it would do if resumed now, and has no due time of its own.
-    const recurrence = recurrenceOf(s, s.nextDueAt ?? now + (s.everyMs ?? 0));
-    const first = s.enabled ? s.nextDueAt : nextDue(recurrence, now);
-    return {
-      ...s,
-      nextDueAt: s.enabled ? s.nextDueAt : null,
-      upcoming: dueTimes(recurrence, first, UPCOMING),
-      health: scheduleHealth(s, now),
-    };
+    // A damaged schedule comes due never (firing parks it): it lists, with its problem.
+    if (s.problem !== undefined) {
+      const never = { ...s, nextDueAt: null };
+      return { ...never, upcoming: [], health: scheduleHealth(never, now) };
+    }
+    try {
+      // An interval keeps its grid through the stored due time, kept while paused too; a paused
+      // schedule shows what it would do if resumed now, and has no due time of its own.
+      const recurrence = recurrenceOf(s, s.nextDueAt ?? now + (s.everyMs ?? 0));
+      const first = s.enabled ? s.nextDueAt : nextDue(recurrence, now);
+      return {
+        ...s,
+        nextDueAt: s.enabled ? s.nextDueAt : null,
+        upcoming: dueTimes(recurrence, first, UPCOMING),
+        health: scheduleHealth(s, now),
+      };
+    } catch (err) {
+      // What the store's checks missed still costs one schedule, not the whole list.
+      return withUpcoming({ ...s, problem: `its due times cannot be worked out: ${(err as Error).message}` });
+    }
   };
 
   /** The spec as stored: defaults filled in, the payload checked by its kind, the first due time. */
@@ -109,6 +120,8 @@ export function createScheduleOperations(core: EngineCore): ScheduleOperations {
     async resumeSchedule(name) {
       const old = await schedules.get(name);
       if (!old) throw missing(name);
+      // Firing would only pause it again, silently: say why now.
+      if (old.problem !== undefined) throw damagedError(old, 'be resumed');
       const now = clock.now();
       // Resuming starts from now: runs that fell in the pause are not missed runs. An interval
       // stays on its grid (the due time kept at pause): the next point of it after now.
