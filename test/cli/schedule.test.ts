@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Schedule, Task } from '../../shared/domain.ts';
 import { exited, waitFor } from '../helpers.ts';
@@ -199,5 +200,50 @@ describe('an interval schedule across pause and resume', { timeout: 120_000 }, (
       worker.kill('SIGTERM');
       await exited(worker);
     }
+  });
+});
+
+describe('a damaged schedule', { timeout: 120_000 }, () => {
+  it('lists as DAMAGED with its problem beside the others; run-now and resume refuse; remove works', async () => {
+    const db = freshDb();
+    await cli(['schedule', 'add', 'nightly', '--cron', '30 2 * * *', '--', 'echo', 'hi'], { db });
+    await cli(['schedule', 'add', 'broken', '--every', '5m', '--', 'echo', 'hi'], { db });
+    // a hand edit, as a bad restore or an older version's bug would leave it
+    const raw = new Database(db);
+    raw.prepare("UPDATE schedules SET template = 'not json' WHERE name = 'broken'").run();
+    raw.close();
+    const problem = 'the stored task template is damaged: not JSON';
+
+    const list = await cli(['schedule', 'list'], { db });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^broken\s+every 5m\s+-\s+-\s+-\s+DAMAGED$/m);
+    expect(list.stdout).toMatch(/^nightly\s+cron 30 2 \* \* \* .*\s+on$/m);
+    expect(list.stdout).toContain(`\n\nDAMAGED broken: ${problem}\na damaged schedule never runs: remove it`);
+    const listed = json<Schedule[]>(await cli(['--json', 'schedule', 'list'], { db }));
+    expect(listed.map((s) => [s.name, s.problem])).toEqual([
+      ['broken', problem],
+      ['nightly', undefined],
+    ]);
+    expect(listed[0]).toMatchObject({ everyMs: 300_000, nextDueAt: null, upcoming: [] });
+
+    const show = await cli(['schedule', 'show', 'broken'], { db });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(
+      /^schedule broken \(DAMAGED\)\n {2}problem: {5}the stored task template is damaged: not JSON\n/,
+    );
+    expect(show.stdout).toContain('  task:        (cannot be read)\n');
+
+    const refusal = (what: string) =>
+      `semaforo: schedule "broken" cannot ${what}: ${problem} (edit it in the dashboard, or remove it)\n`;
+    const runNow = await cli(['schedule', 'run-now', 'broken'], { db });
+    expect([runNow.code, runNow.stderr]).toEqual([1, refusal('run')]);
+    const resume = await cli(['schedule', 'resume', 'broken'], { db });
+    expect([resume.code, resume.stderr]).toEqual([1, refusal('be resumed')]);
+    expect(json<unknown[]>(await cli(['--json', 'list'], { db }))).toEqual([]);
+
+    expect((await cli(['schedule', 'remove', 'broken'], { db })).stdout).toBe('removed broken\n');
+    const after = await cli(['schedule', 'list'], { db });
+    expect(after.stdout).not.toContain('DAMAGED');
+    expect(after.stdout).toContain('nightly');
   });
 });
