@@ -9,8 +9,17 @@ import { RelativeTime } from './RelativeTime.tsx';
 import { ScheduleRuns } from './ScheduleRuns.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 
-/** Active or paused, as symbol + word in its colour. */
-function ScheduleState({ enabled }: { enabled: boolean }) {
+/** Active, paused or damaged, as symbol + word in its colour. */
+function ScheduleState({ enabled, damaged }: { enabled: boolean; damaged: boolean }) {
+  if (damaged)
+    return (
+      <span className="status tone-red" data-state="damaged">
+        <span className="status-symbol" aria-hidden="true">
+          ⚠
+        </span>
+        <span className="status-word">damaged</span>
+      </span>
+    );
   return (
     <span className={`status tone-${enabled ? 'green' : 'grey'}`} data-state={enabled ? 'active' : 'paused'}>
       <span className="status-symbol" aria-hidden="true">
@@ -22,6 +31,7 @@ function ScheduleState({ enabled }: { enabled: boolean }) {
 }
 
 function NextDue({ s, now }: { s: Schedule; now: number }) {
+  if (s.problem !== undefined) return <span className="muted">never: damaged</span>;
   if (!s.enabled) return <span className="muted">paused</span>;
   if (s.nextDueAt === null) return <span className="muted">never again</span>;
   const zone = zoneOf(s.timezone);
@@ -74,6 +84,17 @@ function HealthNote({ s }: { s: Schedule }) {
   );
 }
 
+/** A damaged schedule says what is damaged, and what can be done: the one text its disabled buttons point to. */
+function ProblemNote({ s, id }: { s: Schedule; id: string }) {
+  if (s.problem === undefined) return null;
+  return (
+    <p className="schedule-alarm tone-red" id={id} data-testid="schedule-problem">
+      <span aria-hidden="true">⚠ </span>
+      <strong>Damaged:</strong> {s.problem}. It never runs: edit it to replace it whole, or delete it.
+    </p>
+  );
+}
+
 function Skipped({ s }: { s: Schedule }) {
   const parts = [
     s.skippedOverlap > 0 && `${formatCount(s.skippedOverlap)} while the previous run was going`,
@@ -119,10 +140,20 @@ export function ScheduleRow(props: {
     }
   };
   const titleId = `schedule-title-${s.id}`;
+  const problemId = `schedule-problem-${s.id}`;
+  const damaged = s.problem !== undefined;
+  // What a damaged schedule cannot do stays in view, disabled, pointing at why.
+  const cannot = damaged
+    ? {
+        disabled: true,
+        'aria-describedby': problemId,
+        title: 'A damaged schedule cannot run: edit or delete it',
+      }
+    : { disabled: busy };
   const taskOpen = s.lastTaskId !== null && s.lastTaskId === openTaskId;
   return (
     <li
-      className={`schedule-row${s.enabled ? '' : ' paused'}${taskOpen ? ' open' : ''}`}
+      className={`schedule-row${s.enabled && !damaged ? '' : ' paused'}${taskOpen ? ' open' : ''}`}
       aria-labelledby={titleId}
       data-row
       data-schedule={s.name}
@@ -130,12 +161,13 @@ export function ScheduleRow(props: {
       onKeyDown={onKeyDown}
     >
       <div className="schedule-title">
-        <ScheduleState enabled={s.enabled} />
+        <ScheduleState enabled={s.enabled} damaged={damaged} />
         <span className="schedule-name" id={titleId}>
           {s.name}
         </span>
         <When s={s} />
       </div>
+      <ProblemNote s={s} id={problemId} />
       <HealthNote s={s} />
       <div className="schedule-actions" role="group" aria-label={`Actions for schedule ${s.name}`}>
         {s.enabled ? (
@@ -145,14 +177,14 @@ export function ScheduleRow(props: {
         ) : (
           <button
             type="button"
-            className="primary"
-            disabled={busy}
+            className={damaged ? undefined : 'primary'}
+            {...cannot}
             onClick={() => act(() => actions.resume(s))}
           >
             <span aria-hidden="true">▶</span> Resume
           </button>
         )}
-        <button type="button" disabled={busy} onClick={() => act(() => actions.runNow(s))}>
+        <button type="button" {...cannot} onClick={() => act(() => actions.runNow(s))}>
           <span aria-hidden="true">↯</span> Run now
         </button>
         <button type="button" disabled={busy} onClick={() => onEdit(s.name)}>

@@ -190,6 +190,11 @@ function ScheduleEditor(props: { initial: Schedule | null; onSaved(s: Schedule):
         serverError={serverError}
         what="the schedule can be saved"
       />
+      {initial?.problem !== undefined && (
+        <p className="banner tone-red" data-testid="schedule-problem">
+          This schedule is damaged: {initial.problem}. Saving replaces it whole, which repairs it.
+        </p>
+      )}
       <fieldset>
         <legend>When</legend>
         <Field id="schedule-name" label="Schedule name" hint={nameHint} message={msg.name}>

@@ -79,7 +79,8 @@ export function SchedulesScreen(props: {
       </>
     );
 
-  const active = (q.data ?? []).filter((s) => s.enabled);
+  const damaged = (q.data ?? []).filter((s) => s.problem !== undefined).length;
+  const paused = (q.data ?? []).filter((s) => !s.enabled && s.problem === undefined).length;
   return (
     <div className="screen schedules-screen">
       <header className="screen-head">
@@ -87,7 +88,8 @@ export function SchedulesScreen(props: {
         {q.data && q.data.length > 0 && (
           <span className="muted" data-testid="schedule-summary">
             {plural(q.data.length, 'schedule')}
-            {active.length < q.data.length && `, ${q.data.length - active.length} paused`}
+            {paused > 0 && `, ${paused} paused`}
+            {damaged > 0 && `, ${damaged} damaged`}
             {Number.isFinite(soonest) && ` · next run ${relativeTime(soonest, now)}`}
           </span>
         )}
