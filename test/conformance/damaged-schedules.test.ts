@@ -98,7 +98,13 @@ describe.each(backends)('damaged schedules on $name', (backend) => {
 
   it('fires the sound ones and parks the damaged ones, enqueuing nothing for them', async () => {
     const { store } = await damagedQueue();
-    const ids = await fire(store, T0 + MIN);
+    const { taskIds: ids, parked } = await store.schedules.fireDue(T0 + MIN, (s, active) =>
+      planFires(s, T0 + MIN, active),
+    );
+    // each named once, with its problem, for the scheduler's log
+    expect(parked.map((p) => p.name)).toEqual(expect.arrayContaining(DAMAGES.map((d) => d.name)));
+    expect(parked).toHaveLength(DAMAGES.length);
+    for (const p of parked) expect(p.problem).toMatch(DAMAGES.find((d) => d.name === p.name)!.problem);
     const tasks = (await store.listTasks({ limit: 50 })).tasks;
     expect(tasks.map((t) => t.name).toSorted()).toEqual(['a-good', 'z-good']);
     expect(ids.toSorted()).toEqual(tasks.map((t) => t.id).toSorted());

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -157,6 +158,33 @@ describe('schedules in the engine', () => {
       name: 'often',
       at: (await engine.getSchedule('often')).nextDueAt,
     });
+    await engine.stop();
+  });
+
+  it('pauses a damaged schedule as it comes due, says so once in the log, and fires the others', async () => {
+    const file = path.join(tempDir(), 'queue.db');
+    const warnings: string[] = [];
+    const logger = { info() {}, warn: (m: string) => warnings.push(m), error() {} };
+    const engine = await testEngine({ file, logger, scheduleIntervalMs: 50 });
+    for (const name of ['broken', 'fine']) await engine.createSchedule({ name, everyMs: 1000, task: sleep0 });
+    const raw = new Database(file);
+    raw.prepare("UPDATE schedules SET cron = 'nonsense', every_ms = NULL WHERE name = 'broken'").run();
+    raw.close();
+    engine.start();
+    await waitFor(
+      async () => (await engine.getSchedule('fine')).lastTaskStatus === 'done',
+      'the sound one runs',
+    );
+    await waitFor(() => warnings.length > 0, 'the warning');
+    await new Promise((r) => setTimeout(r, 300)); // six more checks
+    expect(warnings).toEqual([
+      'scheduler: paused schedule "broken", which is damaged: the cron expression "nonsense" is not valid: ' +
+        'it has 1 field (edit it in the dashboard, or remove it)',
+    ]);
+    expect(await engine.getSchedule('broken')).toMatchObject({ enabled: false, lastTaskId: null });
+    await expect(engine.resumeSchedule('broken')).rejects.toThrow(
+      /^schedule "broken" cannot be resumed: the cron expression "nonsense" is not valid/,
+    );
     await engine.stop();
   });
 

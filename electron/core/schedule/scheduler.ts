@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import type { ScheduleStore } from '../store/schedule-store.ts';
+import type { FireResult, ScheduleStore } from '../store/schedule-store.ts';
 import { AlarmWatch, type AlarmUpdate } from './alarm-watch.ts';
 import { planFires } from './plan.ts';
 
@@ -24,9 +24,12 @@ export interface SchedulerOptions {
   onAlarms?: (update: AlarmUpdate) => void;
 }
 
+const fire = (store: ScheduleStore, now: number): Promise<FireResult> =>
+  store.fireDue(now, (s, active) => planFires(s, now, active));
+
 /** One check: fires everything due at `now`. Exposed for tests with a fake clock. */
 export async function fireDueSchedules(store: ScheduleStore, now: number): Promise<number[]> {
-  return (await store.fireDue(now, (s, active) => planFires(s, now, active))).taskIds;
+  return (await fire(store, now)).taskIds;
 }
 
 export class Scheduler {
@@ -77,8 +80,13 @@ export class Scheduler {
         const update = this.alarms.look(await this.o.store.list(), now);
         if (update) this.o.onAlarms(update);
       }
-      const ids = await fireDueSchedules(this.o.store, now);
+      const { taskIds: ids, parked } = await fire(this.o.store, now);
       if (ids.length) this.o.onEnqueued(ids);
+      // Said once: the firing pauses it, so it is not due again.
+      for (const p of parked)
+        this.o.logger.warn(
+          `scheduler: paused schedule "${p.name}", which is damaged: ${p.problem} (edit it in the dashboard, or remove it)`,
+        );
       const next = await this.o.store.nextDue();
       if (next) wait = Math.max(0, Math.min(every, next.dueAt - now));
       this.lastError = '';

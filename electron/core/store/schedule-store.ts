@@ -29,6 +29,8 @@ export interface FireResult {
   taskIds: number[];
   /** schedules whose state changed */
   schedules: number;
+  /** damaged schedules this firing paused instead of firing (each once: it is paused after) */
+  parked: { name: string; problem: string }[];
 }
 
 export interface ScheduleStore {

@@ -74,6 +74,8 @@ const ADVANCE = `UPDATE schedules SET next_due_at = a.next_due_at, skipped_misse
     AS a(id, next_due_at, missed, overlap, last_due, last_task)
   WHERE schedules.id = a.id`;
 
+const parkedOf = (s: StoredSchedule) => ({ name: s.name, problem: s.problem ?? 'it has no due time' });
+
 /** At most this many schedules per firing: the rest are due still and fire on the next call. */
 const FIRE_BATCH = 100;
 
@@ -148,7 +150,7 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
       const [due] = await db.query('SELECT 1 FROM schedules WHERE enabled AND next_due_at <= $1 LIMIT 1', [
         Math.floor(now),
       ]);
-      if (!due) return { taskIds: [], schedules: 0 };
+      if (!due) return { taskIds: [], schedules: 0, parked: [] };
       return db.tx((q) => fireDue(q, now, plan));
     },
 
@@ -182,7 +184,7 @@ async function fireDue(
       [Math.floor(now)],
     )
   ).map(toSchedule);
-  if (rows.length === 0) return { taskIds: [], schedules: 0 };
+  if (rows.length === 0) return { taskIds: [], schedules: 0, parked: [] };
   const due: { s: StoredSchedule; nextDueAt: number }[] = [];
   const damaged: StoredSchedule[] = [];
   for (const s of rows) {
@@ -236,5 +238,5 @@ async function fireDue(
     due.map((d) => last.get(d.s.id)?.taskId ?? null),
   ]);
   q.changed();
-  return { taskIds, schedules: rows.length };
+  return { taskIds, schedules: rows.length, parked: damaged.map(parkedOf) };
 }

@@ -172,11 +172,13 @@ export class SqliteScheduleStore implements SyncScheduleStore {
   ): FireResult {
     return this.commits.run('relaxed', (): FireResult => {
       const taskIds: number[] = [];
+      const parked: FireResult['parked'] = [];
       const rows = this.st.due.all(now);
       for (const s of rows.map(toSchedule)) {
         if (s.problem !== undefined || s.nextDueAt === null) {
           // A damaged row cannot enqueue anything; park it instead of retrying it every second.
           this.st.setEnabled.run(0, null, now, s.id);
+          parked.push({ name: s.name, problem: s.problem ?? 'it has no due time' });
           continue;
         }
         const active = this.st.active.get(s.id)!.n > 0;
@@ -202,7 +204,7 @@ export class SqliteScheduleStore implements SyncScheduleStore {
           }
         }
       }
-      return { taskIds, schedules: rows.length };
+      return { taskIds, schedules: rows.length, parked };
     });
   }
 
