@@ -4,6 +4,7 @@
  * cut to 100 ms, so a store that deadlocks shows it in seconds instead of a second a time.
  */
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { StorageError } from '../../electron/core/errors.ts';
 import { pgCode } from '../../electron/core/store/postgres/db.ts';
@@ -46,6 +47,39 @@ export function deadlockDb(prefix: string) {
     },
     /** Deadlocks the server counted in the database so far. */
     deadlocks: () => number('SELECT deadlocks AS n FROM pg_stat_database WHERE datname = $1'),
+    /**
+     * The (group, status) pairs of queue `schema` whose kept count (the counts table) is not the
+     * tasks table's: none when every writer kept them.
+     */
+    async countsDrift(
+      schema = 'q',
+    ): Promise<{ group_name: string; status: string; kept: number; real: number }[]> {
+      const c = new pg.Client({ connectionString: this.connectionString() });
+      await c.connect();
+      try {
+        const r = await c.query<{ group_name: string; status: string; kept: string; real: string }>(
+          `SELECT coalesce(c.group_name, t.group_name) AS group_name, coalesce(c.status, t.status) AS status,
+             coalesce(c.n, 0) AS kept, coalesce(t.n, 0) AS real
+           FROM (SELECT group_name, status, n FROM ${schema}.counts WHERE n <> 0) c
+           FULL JOIN (SELECT group_name, status, count(*) AS n FROM ${schema}.tasks GROUP BY 1, 2) t
+             ON t.group_name = c.group_name AND t.status = c.status
+           WHERE coalesce(c.n, 0) <> coalesce(t.n, 0)`,
+        );
+        return r.rows.map((x) => ({ ...x, kept: Number(x.kept), real: Number(x.real) }));
+      } finally {
+        await c.end();
+      }
+    },
+    /** The number of tasks in queue `schema`. */
+    async tasks(schema = 'q'): Promise<number> {
+      const c = new pg.Client({ connectionString: this.connectionString() });
+      await c.connect();
+      try {
+        return Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.tasks`)).rows[0]!.n);
+      } finally {
+        await c.end();
+      }
+    },
     /** Waits until no connection is left on the database: a backend reports its deadlocks by exit. */
     async disconnected(): Promise<void> {
       while ((await number('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1')) > 0)

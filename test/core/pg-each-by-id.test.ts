@@ -1,15 +1,16 @@
 /**
  * Rows locked by a list of ids (each-by-id.ts) on a queue filled and claimed since autovacuum last
- * analyzed it: the claim's lock, the ends, progress and live output look each id up once through
- * the primary key, never scan the table or every waiting task's index entry, and never run a
- * lock once per running task. And what the list picks: each existing id once, in id order, only
+ * analyzed it: the claim's lock, the ends (successes apart, or of every kind), progress and live
+ * output look each id up once through the primary key, never scan the table or every waiting
+ * task's index entry, and never run a lock once per running task. And what the list picks: each existing id once, in id order, only
  * where the condition holds. Real PostgreSQL (pg-backend.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { eachById } from '../../electron/core/store/postgres/each-by-id.ts';
 import { SET_OUTPUT, SET_PROGRESS } from '../../electron/core/store/postgres/leases.ts';
 import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
-import { FINISH_DONE } from '../../electron/core/store/postgres/tick.ts';
+import { TICK_ENDS, tickEndsParams } from '../../electron/core/store/postgres/tick-ends.ts';
+import { finishDoneSteps } from '../../electron/core/store/postgres/tick.ts';
 import {
   dropSchema,
   freshSchemaName,
@@ -17,7 +18,7 @@ import {
   pgInSchema,
   pgLocation,
 } from '../conformance/pg-backend.ts';
-import { A, claim, tasks } from '../conformance/shapes.ts';
+import { A, claim, done, ended, tasks } from '../conformance/shapes.ts';
 
 const schemas: string[] = [];
 afterEach(async () => {
@@ -91,7 +92,7 @@ describe.skipIf(!pgAvailable)('rows locked by a list of ids on PostgreSQL', () =
     // A tick ending 100 of the 500 running, as when the handlers end at different times.
     const ending = claimed.slice(0, 100);
     expectKeyed(
-      await planOf(schema, FINISH_DONE, [
+      await planOf(schema, `WITH ${finishDoneSteps('true')} SELECT id FROM done`, [
         ending.map((c) => c.task.id),
         ending.map((c) => c.task.attempts),
         ending.map(() => null),
@@ -102,6 +103,11 @@ describe.skipIf(!pgAvailable)('rows locked by a list of ids on PostgreSQL', () =
       ]),
       100,
     );
+    // The same as every kind of end, some of them blocking their group.
+    const kinds = ending.map((c, i) =>
+      i % 2 === 0 ? done(c) : ended(c, 'retrying', 'retry-after', { runAt: 30, blockGroupUntil: 40 }),
+    );
+    expectKeyed(await planOf(schema, TICK_ENDS, tickEndsParams(kinds, A, 20, 0)), 100);
     const ids = claimed.map((c) => c.task.id);
     expectKeyed(await planOf(schema, SET_PROGRESS, [ids, ids.map(() => 0.5), A.id]), 500);
     const output = await planOf(schema, SET_OUTPUT, [

@@ -30,6 +30,8 @@ export interface LiveOptions {
 }
 
 export class LiveHosts {
+  /** tasks the hosts enqueued (committed) */
+  enqueued = 0;
   private calls = 0;
   private inFlight = 0;
   private stopped = false;
@@ -91,7 +93,8 @@ export class LiveHosts {
         }),
       );
       held = out?.claimed ?? [];
-      await this.busy(() => store.enqueue(supply(this.o.groups, 1), Date.now()));
+      const added = await this.busy(() => store.enqueue(supply(this.o.groups, 1), Date.now()));
+      this.enqueued += added?.length ?? 0;
     }
   }
 }

@@ -1,0 +1,126 @@
+/**
+ * Workers ending attempts as failures on one PostgreSQL queue (retries, Retry-After reschedules,
+ * permanent failures, beside successes) while other hosts claim, write their successful ends
+ * apart from the claim lock (tick-apart.ts) and enqueue in the same groups. A tick's ends take
+ * the counts rows of every group they end in; taken in several statements, their order is not
+ * (group, status) order overall, as every other writer's is, and the server's deadlock detector
+ * aborts one of two writers after deadlock_timeout (1 s), a stall of every worker behind them.
+ */
+import { describe, expect, it } from 'vitest';
+import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
+import type { ClaimedTask, Finish, TaskStore } from '../../electron/core/store/task-store.ts';
+import { pgAvailable } from '../conformance/pg-backend.ts';
+import { done, ended } from '../conformance/shapes.ts';
+import { deadlockDb, hostWorker, unlessDeadlocked } from './pg-deadlock-db.ts';
+import { groupNames, LiveHosts, supply } from './pg-live-hosts.ts';
+
+const db = deadlockDb('failedends');
+const GROUPS = groupNames(24);
+const QUEUES = 2;
+const ENDERS = 2;
+const ROUNDS = 25;
+
+interface Figures {
+  /** ticks that wrote ends */
+  rounds: number;
+  /** of those, the ones during which a live host's tick or enqueue was under way */
+  overlapped: number;
+  /** ends handed to those ticks, and of them the ones applied */
+  ends: number;
+  applied: number;
+  /** calls that gave up after deadlocking on each of their attempts */
+  gaveUp: number;
+}
+
+/**
+ * How the `i`th end of a tick (by group name backwards) ends: a success in the first groups, then
+ * every kind of failure in turn; the Retry-After block long past (written, holds nothing).
+ */
+function endOf(c: ClaimedTask, i: number): Finish {
+  if (i < 2) return done(c);
+  switch (i % 3) {
+    case 0:
+      return ended(c, 'retrying', 'retry', { runAt: 0 });
+    case 1:
+      return ended(c, 'retrying', 'retry-after', { runAt: 0, blockGroupUntil: 1 });
+    default:
+      return ended(c, 'failed', 'failed');
+  }
+}
+
+const endingSupply = () => supply(GROUPS, 1, 'ending', { maxAttempts: 1000 });
+
+/** A worker that takes a task in every group, then ends them all, in group order backwards. */
+async function enders(
+  store: TaskStore,
+  n: number,
+  live: LiveHosts,
+  f: Figures,
+  enqueued: { n: number },
+): Promise<void> {
+  const worker = hostWorker(`ender-${n}`);
+  const tick = (finishes: Finish[], claimMax: number) =>
+    unlessDeadlocked(f, () =>
+      store.tick({ now: Date.now, worker, leaseMs: 60_000, finishes, claimMax, kinds: ['ending'] }),
+    );
+  for (let round = 0; round < ROUNDS; round++) {
+    const held = ((await tick([], GROUPS.length))?.claimed ?? []).toSorted((a, b) =>
+      a.task.group < b.task.group ? 1 : -1,
+    );
+    if (held.length === 0) continue;
+    const finishes = held.map(endOf);
+    const mark = live.mark();
+    const out = await tick(finishes, 0);
+    if (out) {
+      f.rounds++;
+      f.ends += finishes.length;
+      f.applied += out.applied.length;
+      if (live.overlapped(mark)) f.overlapped++;
+    }
+    const added = await unlessDeadlocked(f, () => store.enqueue(endingSupply(), Date.now()));
+    enqueued.n += added?.length ?? 0;
+  }
+}
+
+async function queue(schema: string, f: Figures): Promise<void> {
+  const hosts = await Promise.all(Array.from({ length: ENDERS + 3 }, () => openPgStore(db.url(schema))));
+  const enqueued = { n: 0 };
+  let live: LiveHosts | undefined;
+  try {
+    await hosts[0]!.updateSettings({ globalConcurrency: 100_000 });
+    const first = [...supply(GROUPS, 20), ...Array.from({ length: ENDERS }, endingSupply).flat()];
+    enqueued.n += (await hosts[0]!.enqueue(first, 0)).length;
+    live = new LiveHosts(
+      hosts.slice(ENDERS),
+      { groups: GROUPS, claimMax: GROUPS.length, kinds: ['work'] },
+      f,
+    );
+    await live.around(Promise.all(hosts.slice(0, ENDERS).map((s, n) => enders(s, n, live!, f, enqueued))));
+  } finally {
+    await Promise.all(hosts.map((s) => s.close()));
+  }
+  // no task lost, and the counts still those of the tasks table
+  expect(await db.tasks(schema)).toBe(enqueued.n + live!.enqueued);
+  expect(await db.countsDrift(schema)).toEqual([]);
+}
+
+describe.skipIf(!pgAvailable)(
+  'failed ends on PostgreSQL while other hosts claim, end apart and enqueue',
+  () => {
+    it('never deadlock', async () => {
+      const f: Figures = { rounds: 0, overlapped: 0, ends: 0, applied: 0, gaveUp: 0 };
+      const before = await db.deadlocks();
+      for (let i = 0; i < QUEUES; i++) await queue(`q${i}`, f);
+      await db.disconnected();
+      const after = await db.deadlocks();
+
+      expect({ deadlocks: after - before, gaveUp: f.gaveUp }).toEqual({ deadlocks: 0, gaveUp: 0 });
+      // every end was written by the worker holding its lease
+      expect(f.applied).toBe(f.ends);
+      // and the stress was one: most rounds ended a task in every group, beside a live host's work
+      expect(f.rounds).toBeGreaterThan((QUEUES * ENDERS * ROUNDS) / 2);
+      expect(f.ends).toBeGreaterThan(f.rounds * (GROUPS.length / 2));
+      expect(f.overlapped).toBeGreaterThan(f.rounds / 2);
+    });
+  },
+);
