@@ -197,4 +197,36 @@ describe.each(backends)('finishes on $name', (backend) => {
       expect(await store.getTask(c.task.id)).toMatchObject({ status: 'done', finishedAt: 20 });
     expect((await store.stats(20, 0)).counts).toMatchObject({ running: 1, done: 2 });
   });
+
+  it('keeps failed ends and paused time the same way, each written once', async () => {
+    const { store } = await freshQueue(backend);
+    await store.enqueue([task({ name: 'x' }), task({ name: 'y' }), task({ name: 'z', maxAttempts: 5 })], 0);
+    const [x, y, z] = await claim(store, A, 3, 10);
+    await store.enqueue([task({ name: 'next' })], 15);
+    const ends = [
+      { ...done(x!, '"x"'), pausedMs: 5 },
+      ended(y!, 'failed', 'failed', { error: 'boom' }),
+      ended(z!, 'retrying', 'retry-after', { runAt: 30, error: '429' }),
+    ];
+    const tick = (gates: () => GateVerdict) =>
+      store.tick({ now: () => 20, worker: A, leaseMs: LEASE_MS, finishes: ends, claimMax: 1, gates });
+    await expect(
+      tick(() => {
+        throw new Error('the claim failed');
+      }),
+    ).rejects.toThrow('the claim failed');
+    const out = await tick(() => ({ queueClosed: false, closedGroups: new Set<string>() }));
+    expect(new Set(out.applied)).toEqual(new Set(ends));
+    expect(out.claimed.map((c) => c.task.name)).toEqual(['next']);
+    expect(await store.getTask(x!.task.id)).toMatchObject({ status: 'done', finishedAt: 20 });
+    expect(await store.getTask(y!.task.id)).toMatchObject({ status: 'failed', error: 'boom' });
+    // the attempt given back once, the reschedule counted once
+    expect(await store.getTask(z!.task.id)).toMatchObject({
+      status: 'retrying',
+      attempts: 0,
+      retryAfterCount: 1,
+      runAt: 30,
+    });
+    expect((await store.stats(20, 0)).counts).toMatchObject({ running: 1, done: 1, failed: 1, retrying: 1 });
+  });
 });

@@ -35,9 +35,8 @@ const supply = (n: number, kind: string) =>
 /**
  * How the live owners end their tasks: `apart`, all successful, so each tick writes its ends in a
  * statement of their own and then claims under the claim lock (tick-apart.ts); `together`, half
- * of them retries, so each tick writes its ends and claims in one transaction, under the lock.
- * Either way each tick is followed by an enqueue of a task in every group. Not mixed: a tick of
- * each kind, on two hosts, can deadlock with each other (tick-apart.ts).
+ * of them retries, so each tick writes its ends under the lock too, then claims. Either way each
+ * tick is followed by an enqueue of a task in every group.
  */
 type Ends = 'apart' | 'together';
 

@@ -121,8 +121,8 @@ export interface TickInput {
    * The time to claim and stamp with, read once the write lock is held: a time read before
    * waiting for the lock can be seconds old under contention, and claims stamped out of commit
    * order let another process's sliding-window rate check miss (or prune) starts it must count.
-   * A store may call it twice: PostgreSQL stamps successful ends it commits apart, before taking
-   * the claim lock (postgres/tick-apart.ts), and reads it again under the lock for the claim; no
+   * A store may call it twice: PostgreSQL stamps the ends it commits before its claim's
+   * transaction (postgres/tick-apart.ts), and reads it again under the lock for the claim; no
    * limit reads an end's time (concurrency counts rows, rate windows count starts).
    */
   now: () => number;
@@ -236,7 +236,11 @@ export interface TaskStore {
   /** The schedules kept in the same queue (their firing enqueues in the same transaction). */
   readonly schedules: ScheduleStore;
   enqueue(tasks: readonly NewTask[], now: number): Promise<EnqueueResult[]>;
-  /** The dispatcher's hot path: write finishes, then claim, in one transaction. */
+  /**
+   * The dispatcher's hot path: write finishes, then claim. A store may commit the finishes before
+   * the claim (PostgreSQL does); finishes committed under a claim that failed are reported
+   * applied by the next tick that hands them again.
+   */
   tick(input: TickInput): Promise<TickOutput>;
   renewLeases(
     worker: WorkerIdentity,

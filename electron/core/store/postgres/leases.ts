@@ -201,10 +201,10 @@ export async function reclaimLost(
     .map(reserverRow)
     .filter((r) => isLost({ id: r.reserved_for, pid: r.reserved_pid, host: r.reserved_host }));
   if (lost.length === 0 && dead.length === 0) return [];
-  // Under the claim lock: a tick that writes failed ends writes counts rows in several statements
-  // (tick.ts), in an order no other transaction can share. A reap holds the lock for fewer round
-  // trips than a claim does, and waits for no other lock longer than REAP_LOCK_WAIT while holding
-  // it (every host's claims wait behind it): a row held elsewhere leaves the reap to the next round.
+  // Under the claim lock, as a tick's claim and its ends that need it. A reap holds the lock for
+  // fewer round trips than a claim does, and waits for no other lock longer than REAP_LOCK_WAIT
+  // while holding it (every host's claims wait behind it): a row held elsewhere leaves the reap
+  // to the next round.
   let gaveUp = false;
   try {
     return await db.tx(

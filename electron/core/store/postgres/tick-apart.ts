@@ -1,24 +1,27 @@
 /**
- * A tick in two transactions where it can be: the ends of finished attempts committed first, in
- * one statement of their own without the queue's claim lock, then the claim under it (tick.ts).
- * Another host's claim then waits only for this one's claim, not for its ends too, so several
- * workers' ends and claims overlap on the server; and the ends cost one round trip (the statement
- * is its own transaction, its NOTIFY inside), not BEGIN, statement, NOTIFY and COMMIT.
+ * A tick in two transactions: the ends of finished attempts committed first, then the claim
+ * under the queue's claim lock (tick.ts), which then sees the slots they freed. In one
+ * transaction, the ends' counts rows and then the claim's were taken in two statements, in an
+ * order no other writer shares (the statement triggers take theirs in (group, status) order
+ * within one statement only), and deadlocked with another host's ends written apart.
  *
- * The ends go apart only when nothing about them needs the lock or a statement more: all
- * successful (a failed end writes its counts rows in a statement of its own, and two such
- * transactions could take them in opposite orders), each task named once, no paused time or
- * quota hold to write besides, and no adaptive group in the queue (what a group learns from its
- * ends is read, changed and written under the lock, before the claim that uses it). The statement
- * checks that last one itself and then writes nothing; the tick is then one transaction, as
- * every other tick is. A claim with no finish left reads its limits as it takes the lock, in the
- * same round trip. Many such ends (OVERLAP_MIN) go beside the claim rather than before it, on a
- * second connection (besideClaim); the adaptive check then comes from the last ends statement,
- * and a group made adaptive since is caught by this one and written under the lock after all.
+ * The ends go without the claim lock, in one statement that is its own transaction (its NOTIFY
+ * inside: one round trip, not BEGIN, statement, NOTIFY and COMMIT), when nothing about them needs
+ * the lock: all successful, each task named once, no paused time or quota hold to write besides,
+ * and no adaptive group in the queue. Another host's claim then waits only for this one's claim,
+ * not for its ends too, so several workers' ends and claims overlap on the server. The others
+ * are committed under the lock (tick-ends.ts): an adaptive group's learning from its ends is
+ * read, changed and written under it, before the claim that uses it, and a group a failed end
+ * blocks is blocked before a claim reads it. The statement apart checks for an adaptive group
+ * itself and then writes nothing; the ends then go under the lock. Many ends apart (OVERLAP_MIN)
+ * go beside the claim rather than before it, on a second connection (besideClaim); the adaptive
+ * check then comes from the last ends statement, and a group made adaptive since is caught by
+ * this one and written under the lock after all.
  *
- * A connection lost during that statement leaves it unknown whether it committed: sent again, an
- * end that was written does not apply twice, and comes back as not applied (for a successful end
- * that changes nothing the caller keeps).
+ * A connection lost during the statement apart leaves it unknown whether it committed: sent
+ * again, an end that was written does not apply twice, and comes back as not applied (for a
+ * successful end that changes nothing the caller keeps). Under the lock, a transaction whose
+ * connection is lost is rolled back by the server, or, lost during COMMIT, asked about (db.ts).
  *
  * Ends committed whose claim then failed are remembered by identity: the caller hands the same
  * finishes to its next tick, which reports them applied without writing them again (their leases
@@ -31,10 +34,10 @@ import { atMs } from './pg-clock.ts';
 import {
   claimAlone,
   claimOpening,
+  endsLocked,
+  endsOpening,
   finishDoneParams,
   finishDoneSteps,
-  tick,
-  tickOpening,
   type DoneFinish,
 } from './tick.ts';
 
@@ -131,15 +134,15 @@ async function beforeClaim(
   clockOffset: number,
   state: ApartState,
 ): Promise<TickOutput> {
-  const ends = alone(finishes) ? await writeEnds(db, finishes, input, state) : null;
-  if (ends !== null && input.claimMax <= 0) return { claimed: [], applied: ends, nextWakeAt: null };
-  for (const f of ends ?? []) state.committed.add(f);
-  const out =
-    ends !== null || finishes.length === 0
-      ? await claimTx(db, input, clockOffset)
-      : await tickTx(db, { ...input, finishes }, clockOffset);
-  for (const f of ends ?? []) state.committed.delete(f);
-  return ends === null ? out : { ...out, applied: [...ends, ...out.applied] };
+  if (finishes.length === 0) return claimTx(db, input, clockOffset);
+  const ends =
+    (alone(finishes) ? await writeEnds(db, finishes, input, state) : null) ??
+    (await endsTx(db, input, finishes, clockOffset));
+  if (input.claimMax <= 0) return { claimed: [], applied: ends, nextWakeAt: null };
+  for (const f of ends) state.committed.add(f);
+  const out = await claimTx(db, input, clockOffset);
+  for (const f of ends) state.committed.delete(f);
+  return { ...out, applied: ends };
 }
 
 /**
@@ -183,19 +186,22 @@ async function besideClaim(
       throw e;
     });
     if (ends === null) {
-      // An adaptive group appeared: its learning needs the ends and the claim under one lock.
+      // An adaptive group appeared: its learning from the ends goes under the lock, before a
+      // claim of the rest that uses it.
+      const applied = await endsTx(db, input, finishes, clockOffset);
+      for (const f of applied) state.committed.add(f);
       const more = input.claimMax - first.claimed.length;
-      const rest = await tickTx(db, { ...input, finishes, claimMax: more }, clockOffset);
+      const rest = more > 0 ? await claimTx(db, { ...input, claimMax: more }, clockOffset) : null;
       out = {
-        claimed: [...first.claimed, ...rest.claimed],
-        applied: rest.applied,
-        nextWakeAt: earliest(first.nextWakeAt, rest.nextWakeAt),
+        claimed: [...first.claimed, ...(rest?.claimed ?? [])],
+        applied,
+        nextWakeAt: earliest(first.nextWakeAt, rest?.nextWakeAt ?? null),
       };
     } else {
       out = first.bound ? await claimTx(db, input, clockOffset) : first;
       out = { ...out, applied: ends };
     }
-    for (const f of ends ?? []) state.committed.delete(f);
+    for (const f of out.applied) state.committed.delete(f);
   } catch (e) {
     await giveBack(db, input, first);
     throw e;
@@ -216,6 +222,6 @@ const earliest = (a: number | null, b: number | null) => (a === null ? b : b ===
 const claimTx = (db: PgDb, input: TickInput, clockOffset: number) =>
   db.tx((q, limits) => claimAlone(q, input, limits, clockOffset), claimOpening(db.schema));
 
-/** The one-transaction tick: its finishes and its claim under the claim lock (tick.ts). */
-const tickTx = (db: PgDb, input: TickInput, clockOffset: number) =>
-  db.tx((q, opened) => tick(q, input, opened, clockOffset), tickOpening(db.schema));
+/** A tick's ends under the claim lock, committed on their own (tick.ts); the ones written. */
+const endsTx = (db: PgDb, input: TickInput, finishes: readonly Finish[], clockOffset: number) =>
+  db.tx((q, opened) => endsLocked(q, { ...input, finishes }, opened, clockOffset), endsOpening(db.schema));

@@ -1,9 +1,10 @@
 /**
  * The dispatcher's tick, as SQLite's (../sqlite/tick.ts): write the ends of finished attempts
- * (tick-ends.ts: one statement, however many and of whatever kind), then claim (claim.ts), in one
- * transaction.
+ * (tick-ends.ts: one statement, however many and of whatever kind), then claim (claim.ts). Each
+ * is a transaction of its own holding the claim lock, the ends committed first, or the ends go
+ * without the lock (tick-apart.ts says when); the claim then sees the slots they freed.
  *
- * The transaction first takes this queue's claim lock (a transaction-level advisory lock, gone
+ * A transaction first takes this queue's claim lock (a transaction-level advisory lock, gone
  * at commit or rollback, also when the connection dies), and only then reads the clock: a time
  * read before waiting for the lock can be old by the wait, and starts stamped out of commit
  * order would let another host's rate check miss starts it must count.
@@ -61,17 +62,17 @@ export function claimLock(schema: string): string {
 }
 
 /**
- * What a tick's transaction runs right after BEGIN, in the same round trip (Db.tx's `opening`):
- * the claim lock, then the adaptive groups, read in a statement of their own so its snapshot
- * comes after the lock.
+ * What the transaction of a tick's ends runs right after BEGIN, in the same round trip (Db.tx's
+ * `opening`): the claim lock, then the adaptive groups, read in a statement of their own so its
+ * snapshot comes after the lock.
  */
-export function tickOpening(schema: string): string {
+export function endsOpening(schema: string): string {
   return `${claimLock(schema)}; ${ADAPTIVE_ROWS}`;
 }
 
 /**
- * What a tick without finishes runs right after BEGIN instead (tick-apart.ts): the claim lock,
- * then the limits its claim decides with, in the same round trip. No finish, so nothing to learn.
+ * What a claim's transaction runs right after BEGIN (tick-apart.ts): the claim lock, then the
+ * limits it decides with, in the same round trip. No finish in it, so nothing to learn.
  */
 export function claimOpening(schema: string): string {
   return `${claimLock(schema)}; ${LIMITS}`;
@@ -94,28 +95,29 @@ export async function claimAlone(
   return { claimed, applied: [], nextWakeAt, ...(bound && { bound }) };
 }
 
-/** Runs in a transaction opened with tickOpening(schema), whose last rows are `opened`. */
-export async function tick(
+/**
+ * A tick's ends, in a transaction of their own opened with endsOpening(schema), whose last rows
+ * are `opened`: the finishes it wrote (as given: the caller knows them by identity). Its claim
+ * comes after its commit (tick-apart.ts).
+ */
+export async function endsLocked(
   q: Queryable,
   input: TickInput,
   opened: readonly object[],
   /** the host's offset to the database's clock, ms (pg-clock.ts) */
   clockOffset: number,
-): Promise<TickOutput> {
-  // Read once, with the lock held (see TickInput.now): first by the finishes, if any.
-  const { clock } = claimInput(input, clockOffset);
+): Promise<Finish[]> {
+  // Read with the lock held (see TickInput.now).
+  const now = atMs(input.now());
   // Adaptive groups learn from this tick's outcomes before its claim uses what they learned.
   const adaptive = adaptiveFrom(opened);
   const finishes = await withoutGuessedWaits(q, input.finishes, adaptive);
-  const written =
-    finishes.length === 0 ? [] : await writeTickEnds(q, finishes, input.worker, clock().now, clockOffset);
-  if (written.length > 0) await learn(q, written, adaptive, Math.round(clock().queueNow));
-  // The caller knows its finishes by identity: the ones it gave, not the ones rewritten.
+  const written = await writeTickEnds(q, finishes, input.worker, now, clockOffset);
+  if (written.length === 0) return [];
+  await learn(q, written, adaptive, Math.round(now + clockOffset));
+  q.changed();
   const given = new Map(finishes.map((f, i) => [f, input.finishes[i]!]));
-  const applied = finishes === input.finishes ? written : written.map((f) => given.get(f)!);
-  const { claimed, nextWakeAt } = await claimReady(q, { ...claimInput(input, clockOffset), clock });
-  if (applied.length > 0 || claimed.length > 0) q.changed();
-  return { claimed, applied, nextWakeAt };
+  return finishes === input.finishes ? written : written.map((f) => given.get(f)!);
 }
 
 function claimInput(input: TickInput, clockOffset: number): ClaimInput {
