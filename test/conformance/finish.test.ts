@@ -219,6 +219,7 @@ describe.each(backends)('finishes on $name', (backend) => {
     expect(new Set(out.applied)).toEqual(new Set(ends));
     expect(out.claimed.map((c) => c.task.name)).toEqual(['next']);
     expect(await store.getTask(x!.task.id)).toMatchObject({ status: 'done', finishedAt: 20 });
+    expect((await store.getTask(x!.task.id))!.history.at(-1)).toMatchObject({ pausedMs: 5 });
     expect(await store.getTask(y!.task.id)).toMatchObject({ status: 'failed', error: 'boom' });
     // the attempt given back once, the reschedule counted once
     expect(await store.getTask(z!.task.id)).toMatchObject({

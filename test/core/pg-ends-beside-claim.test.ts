@@ -123,4 +123,28 @@ describe.skipIf(!pgAvailable)('ends written beside the claim on PostgreSQL', () 
     expect((await store.stats(0, 0)).counts).toMatchObject({ done: 100, running: 0, pending: 200 });
     await store.close();
   });
+
+  it('report ends written under the lock once an adaptive group appeared, when the claim after fails', async () => {
+    const { store } = await queue(1000, 400);
+    const a = await claim(store, A, 100, 10);
+    const b = await store.tick(tickAt(20, { finishes: a.map((c) => done(c)), claimMax: 100 }));
+    expect(b.applied).toHaveLength(100);
+    await store.updateGroup('api', { adaptive: true, concurrency: 1000 });
+    let calls = 0;
+    const finishes = b.claimed.map((c) => done(c));
+    await expect(
+      store.tick({
+        ...tickAt(30, { finishes, claimMax: 100 }),
+        gates: () => {
+          if (++calls > 1) throw new Error('the second claim failed');
+          return { queueClosed: false, closedGroups: new Set<string>() };
+        },
+      }),
+    ).rejects.toThrow('the second claim failed');
+    // written by the failed tick under the lock: reported by the next, not written again
+    const again = await store.tick(tickAt(40, { finishes, claimMax: 0 }));
+    expect(again.applied).toHaveLength(100);
+    expect((await store.stats(0, 0)).counts).toMatchObject({ done: 200 });
+    await store.close();
+  });
 });
