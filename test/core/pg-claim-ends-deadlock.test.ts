@@ -8,12 +8,12 @@
  * deadlock_timeout (1 s), a stall of every worker behind them.
  */
 import { describe, expect, it } from 'vitest';
-import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
 import type { ClaimedTask, Finish, TaskStore } from '../../electron/core/store/task-store.ts';
 import { pgAvailable } from '../conformance/pg-backend.ts';
 import { done, ended } from '../conformance/shapes.ts';
 import { deadlockDb, hostWorker, unlessDeadlocked } from './pg-deadlock-db.ts';
-import { groupNames, LiveHosts, supply } from './pg-live-hosts.ts';
+import { noFigures, stressQueue, type EndFigures } from './pg-ends-stress.ts';
+import { groupNames, type LiveHosts, supply } from './pg-live-hosts.ts';
 
 const db = deadlockDb('claimends');
 const GROUPS = groupNames(24);
@@ -22,18 +22,6 @@ const TICKERS = 2;
 const ROUNDS = 30;
 /** Tasks a ticker takes a tick: a few groups at a time, so its ends and its claim are in different ones. */
 const CLAIM = 7;
-
-interface Figures {
-  /** ticks that ended something and claimed */
-  rounds: number;
-  /** of those, the ones during which a live host's tick or enqueue was under way */
-  overlapped: number;
-  /** ends handed to those ticks, and of them the ones applied */
-  ends: number;
-  applied: number;
-  /** calls that gave up after deadlocking on each of their attempts */
-  gaveUp: number;
-}
 
 /** Successes with paused time or a quota hold (long past: written, holds nothing), and a retry. */
 function endOf(c: ClaimedTask, i: number): Finish {
@@ -56,7 +44,7 @@ async function tickers(
   store: TaskStore,
   n: number,
   live: LiveHosts,
-  f: Figures,
+  f: EndFigures,
   enqueued: { n: number },
 ): Promise<void> {
   const worker = hostWorker(`ticker-${n}`);
@@ -86,35 +74,15 @@ async function tickers(
   }
 }
 
-async function queue(schema: string, f: Figures): Promise<void> {
-  const hosts = await Promise.all(Array.from({ length: TICKERS + 3 }, () => openPgStore(db.url(schema))));
-  const enqueued = { n: 0 };
-  let live: LiveHosts | undefined;
-  try {
-    await hosts[0]!.updateSettings({ globalConcurrency: 100_000 });
-    const first = [...supply(GROUPS, 20), ...Array.from({ length: TICKERS * 2 }, heldSupply).flat()];
-    enqueued.n += (await hosts[0]!.enqueue(first, 0)).length;
-    live = new LiveHosts(
-      hosts.slice(TICKERS),
-      { groups: GROUPS, claimMax: GROUPS.length, kinds: ['work'] },
-      f,
-    );
-    await live.around(Promise.all(hosts.slice(0, TICKERS).map((s, n) => tickers(s, n, live!, f, enqueued))));
-  } finally {
-    await Promise.all(hosts.map((s) => s.close()));
-  }
-  // no task lost, and the counts still those of the tasks table
-  expect(await db.tasks(schema)).toBe(enqueued.n + live!.enqueued);
-  expect(await db.countsDrift(schema)).toEqual([]);
-}
+const stress = { db, groups: GROUPS, workers: TICKERS, seed: heldSupply, work: tickers };
 
 describe.skipIf(!pgAvailable)(
   'ends under the claim lock, then a claim, on PostgreSQL while other hosts end apart',
   () => {
     it('never deadlock', async () => {
-      const f: Figures = { rounds: 0, overlapped: 0, ends: 0, applied: 0, gaveUp: 0 };
+      const f = noFigures();
       const before = await db.deadlocks();
-      for (let i = 0; i < QUEUES; i++) await queue(`q${i}`, f);
+      for (let i = 0; i < QUEUES; i++) await stressQueue(`q${i}`, stress, f);
       await db.disconnected();
       const after = await db.deadlocks();
 

@@ -7,30 +7,18 @@
  * aborts one of two writers after deadlock_timeout (1 s), a stall of every worker behind them.
  */
 import { describe, expect, it } from 'vitest';
-import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
 import type { ClaimedTask, Finish, TaskStore } from '../../electron/core/store/task-store.ts';
 import { pgAvailable } from '../conformance/pg-backend.ts';
 import { done, ended } from '../conformance/shapes.ts';
 import { deadlockDb, hostWorker, unlessDeadlocked } from './pg-deadlock-db.ts';
-import { groupNames, LiveHosts, supply } from './pg-live-hosts.ts';
+import { noFigures, stressQueue, type EndFigures } from './pg-ends-stress.ts';
+import { groupNames, type LiveHosts, supply } from './pg-live-hosts.ts';
 
 const db = deadlockDb('failedends');
 const GROUPS = groupNames(24);
 const QUEUES = 2;
 const ENDERS = 2;
 const ROUNDS = 25;
-
-interface Figures {
-  /** ticks that wrote ends */
-  rounds: number;
-  /** of those, the ones during which a live host's tick or enqueue was under way */
-  overlapped: number;
-  /** ends handed to those ticks, and of them the ones applied */
-  ends: number;
-  applied: number;
-  /** calls that gave up after deadlocking on each of their attempts */
-  gaveUp: number;
-}
 
 /**
  * How the `i`th end of a tick (by group name backwards) ends: a success in the first groups, then
@@ -55,7 +43,7 @@ async function enders(
   store: TaskStore,
   n: number,
   live: LiveHosts,
-  f: Figures,
+  f: EndFigures,
   enqueued: { n: number },
 ): Promise<void> {
   const worker = hostWorker(`ender-${n}`);
@@ -82,35 +70,15 @@ async function enders(
   }
 }
 
-async function queue(schema: string, f: Figures): Promise<void> {
-  const hosts = await Promise.all(Array.from({ length: ENDERS + 3 }, () => openPgStore(db.url(schema))));
-  const enqueued = { n: 0 };
-  let live: LiveHosts | undefined;
-  try {
-    await hosts[0]!.updateSettings({ globalConcurrency: 100_000 });
-    const first = [...supply(GROUPS, 20), ...Array.from({ length: ENDERS }, endingSupply).flat()];
-    enqueued.n += (await hosts[0]!.enqueue(first, 0)).length;
-    live = new LiveHosts(
-      hosts.slice(ENDERS),
-      { groups: GROUPS, claimMax: GROUPS.length, kinds: ['work'] },
-      f,
-    );
-    await live.around(Promise.all(hosts.slice(0, ENDERS).map((s, n) => enders(s, n, live!, f, enqueued))));
-  } finally {
-    await Promise.all(hosts.map((s) => s.close()));
-  }
-  // no task lost, and the counts still those of the tasks table
-  expect(await db.tasks(schema)).toBe(enqueued.n + live!.enqueued);
-  expect(await db.countsDrift(schema)).toEqual([]);
-}
+const stress = { db, groups: GROUPS, workers: ENDERS, seed: endingSupply, work: enders };
 
 describe.skipIf(!pgAvailable)(
   'failed ends on PostgreSQL while other hosts claim, end apart and enqueue',
   () => {
     it('never deadlock', async () => {
-      const f: Figures = { rounds: 0, overlapped: 0, ends: 0, applied: 0, gaveUp: 0 };
+      const f = noFigures();
       const before = await db.deadlocks();
-      for (let i = 0; i < QUEUES; i++) await queue(`q${i}`, f);
+      for (let i = 0; i < QUEUES; i++) await stressQueue(`q${i}`, stress, f);
       await db.disconnected();
       const after = await db.deadlocks();
 
