@@ -30,6 +30,7 @@ type PlanNode = {
   'Relation Name'?: string;
   'Index Name'?: string;
   'Actual Loops'?: number;
+  'Rows Removed by Join Filter'?: number;
   Plans?: PlanNode[];
 };
 const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodesOf)];
@@ -68,13 +69,17 @@ async function planOf(schema: string, sql: string, params: unknown[]): Promise<P
   });
 }
 
-/** Every scan of `tasks` goes through its primary key, and no lock runs more often than `ids`. */
+/**
+ * Every scan of `tasks` goes through its primary key, no lock runs more often than `ids`, and no
+ * join compares every row with every other (two lists the planner takes for one row each).
+ */
 function expectKeyed(nodes: PlanNode[], ids: number) {
   const scans = nodes.filter((n) => n['Relation Name'] === 'tasks' && n['Node Type'] !== 'ModifyTable');
   expect(scans.length).toBeGreaterThan(0);
   for (const s of scans) expect(`${s['Node Type']} ${s['Index Name']}`).toBe('Index Scan tasks_pkey');
   for (const l of nodes.filter((n) => n['Node Type'] === 'LockRows'))
     expect(l['Actual Loops']).toBeLessThanOrEqual(ids);
+  for (const n of nodes) expect(n['Rows Removed by Join Filter'] ?? 0).toBeLessThanOrEqual(ids);
 }
 
 describe.skipIf(!pgAvailable)('rows locked by a list of ids on PostgreSQL', () => {

@@ -47,11 +47,14 @@ export const TICK_ENDS = `WITH f AS (
       retry_after_count = tasks.retry_after_count + mine.given_back,
       lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL
     FROM mine WHERE tasks.id = mine.id
-    RETURNING tasks.id, tasks.group_name, mine.ord, mine.block_until),
+    RETURNING tasks.id, tasks.group_name, mine.ord, mine.block_until, mine.history_id, mine.outcome,
+      mine.error, mine.output, mine.paused_ms),
+  -- from what the update returned, joined to history by key only: a join of two CTEs, whose
+  -- sizes the planner cannot see, ran as a nested loop (1024 ends: 1,047,552 comparisons)
   closed AS (
-    UPDATE history SET ended_at = $14, outcome = mine.outcome, error = mine.error, output = mine.output,
-      paused_ms = coalesce(mine.paused_ms, history.paused_ms)
-    FROM mine JOIN ended ON ended.id = mine.id WHERE history.id = mine.history_id),
+    UPDATE history SET ended_at = $14, outcome = ended.outcome, error = ended.error, output = ended.output,
+      paused_ms = coalesce(ended.paused_ms, history.paused_ms)
+    FROM ended WHERE history.id = ended.history_id),
   held AS MATERIALIZED (
     SELECT g.name FROM unnest((SELECT array_agg(DISTINCT group_name ORDER BY group_name) FROM ended
         WHERE block_until IS NOT NULL)) AS x(name)
