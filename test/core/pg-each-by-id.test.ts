@@ -10,7 +10,6 @@ import { eachById } from '../../electron/core/store/postgres/each-by-id.ts';
 import { SET_OUTPUT, SET_PROGRESS } from '../../electron/core/store/postgres/leases.ts';
 import { openPgStore } from '../../electron/core/store/postgres/pg-store.ts';
 import { TICK_ENDS, tickEndsParams } from '../../electron/core/store/postgres/tick-ends.ts';
-import { finishDoneSteps } from '../../electron/core/store/postgres/tick.ts';
 import {
   dropSchema,
   freshSchemaName,
@@ -97,15 +96,16 @@ describe.skipIf(!pgAvailable)('rows locked by a list of ids on PostgreSQL', () =
     // A tick ending 100 of the 500 running, as when the handlers end at different times.
     const ending = claimed.slice(0, 100);
     expectKeyed(
-      await planOf(schema, `WITH ${finishDoneSteps('true')} SELECT id FROM done`, [
-        ending.map((c) => c.task.id),
-        ending.map((c) => c.task.attempts),
-        ending.map(() => null),
-        ending.map((c) => c.historyId),
-        ending.map(() => null),
-        20,
-        A.id,
-      ]),
+      await planOf(
+        schema,
+        TICK_ENDS,
+        tickEndsParams(
+          ending.map((c) => done(c)),
+          A,
+          20,
+          0,
+        ),
+      ),
       100,
     );
     // The same as every kind of end, some of them blocking their group.

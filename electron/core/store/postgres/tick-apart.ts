@@ -31,28 +31,21 @@ import type { Finish, TickInput, TickOutput } from '../task-store.ts';
 import { pgCode, type PgDb } from './db.ts';
 import { releaseLeases } from './leases.ts';
 import { atMs } from './pg-clock.ts';
-import {
-  claimAlone,
-  claimOpening,
-  endsLocked,
-  endsOpening,
-  finishDoneParams,
-  finishDoneSteps,
-  type DoneFinish,
-} from './tick.ts';
+import { claimAlone, claimOpening, endsLocked, endsOpening } from './tick.ts';
+import { tickEndsParams, tickEndsSteps } from './tick-ends.ts';
 
 const NO_ADAPTIVE = 'NOT (SELECT adaptive FROM any_adaptive)';
 const ENDS_ALONE = `WITH any_adaptive AS MATERIALIZED (
     SELECT EXISTS (SELECT 1 FROM groups WHERE adaptive) AS adaptive),
-  ${finishDoneSteps(NO_ADAPTIVE)},
-  notified AS (SELECT pg_notify($8, $9) WHERE EXISTS (SELECT 1 FROM done))
-  SELECT a.adaptive, done.id FROM any_adaptive a LEFT JOIN done ON true
+  ${tickEndsSteps(NO_ADAPTIVE)},
+  notified AS (SELECT pg_notify($16, $17) WHERE EXISTS (SELECT 1 FROM ended))
+  SELECT a.adaptive, ended.ord FROM any_adaptive a LEFT JOIN ended ON true
   WHERE (SELECT count(*) FROM notified) >= 0`;
 
 const DEADLOCK = '40P01';
 const ATTEMPTS = 3;
 
-function alone(finishes: readonly Finish[]): finishes is readonly DoneFinish[] {
+function alone(finishes: readonly Finish[]): boolean {
   return (
     finishes.length > 0 &&
     finishes.every(
@@ -65,20 +58,21 @@ function alone(finishes: readonly Finish[]): finishes is readonly DoneFinish[] {
 /** Writes the ends in one statement; null when the queue has an adaptive group (nothing written). */
 async function writeEnds(
   db: PgDb,
-  finishes: readonly DoneFinish[],
+  finishes: readonly Finish[],
   input: TickInput,
   state: ApartState,
 ): Promise<Finish[] | null> {
-  const params = [...finishDoneParams(finishes, atMs(input.now()), input.worker), db.channel, db.origin];
+  // no block among them: the clock offset is not read
+  const params = [...tickEndsParams(finishes, input.worker, atMs(input.now()), 0), db.channel, db.origin];
   for (let attempt = 1; ; attempt++) {
     try {
-      // one row per end written, or one with a null id for none
-      const rows = await db.query<{ adaptive: boolean; id: number | null }>(ENDS_ALONE, params);
+      // one row per end written (its order, from 1), or one with a null order for none
+      const rows = await db.query<{ adaptive: boolean; ord: number | null }>(ENDS_ALONE, params);
       state.adaptive = rows[0]!.adaptive;
       state.endsFailed = false;
       if (state.adaptive) return null;
-      const ids = new Set(rows.map((r) => r.id));
-      return finishes.filter((f) => ids.has(f.taskId));
+      const written = new Set(rows.map((r) => r.ord));
+      return finishes.filter((_, i) => written.has(i + 1));
     } catch (e) {
       if (attempt < ATTEMPTS && pgCode(e) === DEADLOCK) continue;
       throw db.translate(e);
@@ -158,7 +152,7 @@ async function beforeClaim(
 async function besideClaim(
   db: PgDb,
   input: TickInput,
-  finishes: readonly DoneFinish[],
+  finishes: readonly Finish[],
   clockOffset: number,
   state: ApartState,
 ): Promise<TickOutput> {

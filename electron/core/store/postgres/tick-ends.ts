@@ -25,13 +25,14 @@ import { pgText, pgTextOrNull } from './pg-text.ts';
 
 // A success sets its result and progress and leaves cancel_requested as it is; a failure keeps
 // its result and progress and clears cancel_requested. A retry moves run_at ($9, null: kept), a
-// Retry-After reschedule gives its attempt back and counts itself instead ($10).
-export const TICK_ENDS = `WITH f AS (
+// Retry-After reschedule gives its attempt back and counts itself instead ($10). `only`: a
+// condition on no row, under which anything is written at all (tick-apart.ts).
+export const tickEndsSteps = (only: string) => `f AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[],
         $7::bigint[], $8::text[], $9::bigint[], $10::bigint[], $11::boolean[], $12::bigint[], $13::bigint[])
       WITH ORDINALITY AS f(id, attempt, status, outcome, result, error, history_id, output, run_at,
-        given_back, finished, block_until, paused_ms, ord)),
-  locked AS MATERIALIZED (${eachById('tasks', '$1::bigint[]', 'true', 'FOR UPDATE', 'id, status, lease_owner, attempts')}),
+        given_back, finished, block_until, paused_ms, ord) WHERE ${only}),
+  locked AS MATERIALIZED (${eachById('tasks', '$1::bigint[]', only, 'FOR UPDATE', 'id, status, lease_owner, attempts')}),
   mine AS (
     SELECT DISTINCT ON (f.id) f.* FROM f JOIN locked ON locked.id = f.id
     WHERE locked.status = 'running' AND locked.lease_owner = $15 AND locked.attempts = f.attempt
@@ -64,7 +65,10 @@ export const TICK_ENDS = `WITH f AS (
     FROM (SELECT group_name, max(block_until) AS until FROM ended WHERE block_until IS NOT NULL
         GROUP BY group_name) b
       JOIN held ON held.name = b.group_name
-    WHERE groups.name = held.name)
+    WHERE groups.name = held.name)`;
+
+/** Every end of a tick; the order (from 1) of each one written. */
+export const TICK_ENDS = `WITH ${tickEndsSteps('true')}
   SELECT ord FROM ended`;
 
 /** TICK_ENDS's parameters; `clockOffset` puts the blocks on the database's clock (claim.ts). */

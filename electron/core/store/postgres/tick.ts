@@ -9,46 +9,12 @@
  * read before waiting for the lock can be old by the wait, and starts stamped out of commit
  * order would let another host's rate check miss starts it must count.
  */
-import type { Finish, TickInput, TickOutput, WorkerIdentity } from '../task-store.ts';
+import type { Finish, TickInput, TickOutput } from '../task-store.ts';
 import { ADAPTIVE_ROWS, adaptiveFrom, learn, withoutGuessedWaits } from './adaptive-learning.ts';
 import { claimReady, LIMITS, type ClaimInput } from './claim.ts';
 import type { Queryable } from './db.ts';
-import { eachById } from './each-by-id.ts';
 import { atMs, untilMs } from './pg-clock.ts';
-import { pgTextOrNull } from './pg-text.ts';
 import { writeTickEnds } from './tick-ends.ts';
-
-export type DoneFinish = Extract<Finish, { status: 'done' }>;
-
-// Successful ends written apart (tick-apart.ts) and their attempts' closes, in one statement, by
-// the rules of tick-ends.ts, which writes every kind of end: an attempt is closed only where its
-// task's end was written (this worker still held that attempt's lease); the rows are locked in id
-// order first and checked on what the lock read. `only`: a condition on no row, under which
-// anything is written at all (tick-apart.ts).
-export const finishDoneSteps = (only: string) => `f AS (
-    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
-      AS f(id, attempt, result, history_id, output) WHERE ${only}),
-  locked AS MATERIALIZED (${eachById('tasks', '$1::bigint[]', only, 'FOR UPDATE', 'id, status, lease_owner, attempts')}),
-  done AS (
-    UPDATE tasks SET status = 'done', finished_at = $6, result = f.result, error = NULL,
-      lease_owner = NULL, lease_expires_at = NULL, owner_pid = NULL, owner_host = NULL, progress = 1
-    FROM f JOIN locked ON locked.id = f.id
-    WHERE tasks.id = locked.id AND locked.status = 'running' AND locked.lease_owner = $7
-      AND locked.attempts = f.attempt
-    RETURNING tasks.id),
-  closed AS (
-    UPDATE history SET ended_at = $6, outcome = 'done', error = NULL, output = f.output
-    FROM f JOIN done ON done.id = f.id WHERE history.id = f.history_id)`;
-/** finishDoneSteps's parameters $1-$7. */
-export const finishDoneParams = (finishes: readonly DoneFinish[], now: number, worker: WorkerIdentity) => [
-  finishes.map((f) => f.taskId),
-  finishes.map((f) => f.attempt),
-  finishes.map((f) => pgTextOrNull(f.result)),
-  finishes.map((f) => f.historyId),
-  finishes.map((f) => pgTextOrNull(f.output)),
-  now,
-  worker.id,
-];
 
 /** The lock every claim of this queue takes first (one key per schema). */
 export function claimLockKey(schema: string): string {
