@@ -7,17 +7,16 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { planFires } from '../../electron/core/schedule/plan.ts';
 import { openStore } from '../../electron/core/store/open-store.ts';
 import type { TaskStore } from '../../electron/core/store/task-store.ts';
 import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
+import { everyMinute, fireAt, T0 } from '../conformance/schedule-shapes.ts';
 import { A, claim, done, ended, finish, task } from '../conformance/shapes.ts';
 import { tempDir } from '../helpers.ts';
 import { cli, json } from './cli-helpers.ts';
 
 const SCHEMA = freshSchemaName('migrate');
 const TARGET = pgLocation(SCHEMA);
-const T0 = Date.parse('2026-12-01T00:00:00Z');
 
 /** A queue file with a task in every status, a purged one, group limits, settings and a fired schedule. */
 async function sourceQueue(file: string): Promise<{ store: TaskStore; firedDue: number }> {
@@ -61,29 +60,10 @@ async function sourceQueue(file: string): Promise<{ store: TaskStore; firedDue: 
   await finish(store, A, T0 + 32, done(p!));
   await store.remove([p!.task.id]);
   await store.schedules.create(
-    {
-      name: 'minutely',
-      cron: null,
-      timezone: null,
-      everyMs: 60_000,
-      task: {
-        kind: 'sleep',
-        name: null,
-        group: 'default',
-        priority: 5,
-        maxAttempts: 1,
-        timeout: null,
-        payload: {},
-      },
-      missed: 'skip',
-      overlap: 'allow',
-      enabled: true,
-      nextDueAt: T0 + 60_000,
-      alarms: { graceMs: 600_000, maxRuntimeMs: 3_600_000, minRuntimeMs: 5000 },
-    },
+    everyMinute('minutely', { alarms: { graceMs: 600_000, maxRuntimeMs: 3_600_000, minRuntimeMs: 5000 } }),
     T0,
   );
-  await store.schedules.fireDue(T0 + 60_000, (s, active) => planFires(s, T0 + 60_000, active));
+  await fireAt(store, T0 + 60_000);
   // Left waiting in the file's inbox (no write after it moved it into tasks): copied all the same.
   await store.enqueue([task({ name: 'just enqueued' })], T0 + 70_000);
   return { store, firedDue: T0 + 60_000 };
@@ -138,7 +118,7 @@ describe.skipIf(!pgAvailable)('semaforo migrate', { timeout: 120_000 }, () => {
     expect(next!.task.id).toBe(10);
     // The due time fired before the move stays fired, even when set back to it.
     await pg.schedules.setEnabled('minutely', true, firedDue, T0 + 200);
-    expect((await pg.schedules.fireDue(firedDue, (s, a) => planFires(s, firedDue, a))).taskIds).toEqual([]);
+    expect((await fireAt(pg, firedDue)).taskIds).toEqual([]);
 
     const again = await cli(['migrate', '--from', file, '--to', TARGET]);
     expect(again.code).toBe(1);

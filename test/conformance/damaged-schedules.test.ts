@@ -4,38 +4,10 @@
  * it, a run now is refused naming it), and a replace repairs it; a remove removes it.
  */
 import { describe, expect, it } from 'vitest';
-import { planFires } from '../../electron/core/schedule/plan.ts';
-import type { NewSchedule } from '../../electron/core/store/schedule-store.ts';
-import { NO_ALARMS } from '../../shared/schedule-alarms.ts';
 import { backends, freshQueue, type Store } from './harness.ts';
+import { everyMinute, fireAt, MIN, T0 } from './schedule-shapes.ts';
 
-const T0 = Date.parse('2026-12-01T00:00:00Z');
-const MIN = 60_000;
-
-/** Every minute, due first at T0 + 1 min. */
-const everyMinute = (name: string): NewSchedule => ({
-  name,
-  cron: null,
-  timezone: null,
-  everyMs: MIN,
-  task: {
-    kind: 'sleep',
-    name: null,
-    group: 'default',
-    priority: 5,
-    maxAttempts: 1,
-    timeout: null,
-    payload: {},
-  },
-  missed: 'skip',
-  overlap: 'allow',
-  enabled: true,
-  nextDueAt: T0 + MIN,
-  alarms: NO_ALARMS,
-});
-
-const fire = async (store: Store, now: number) =>
-  (await store.schedules.fireDue(now, (s, active) => planFires(s, now, active))).taskIds;
+const fire = async (store: Store, now: number) => (await fireAt(store, now)).taskIds;
 
 /** Each damage (one statement, the same SQL on both backends) and the problem it must show. */
 const DAMAGES: { name: string; sql: string; problem: RegExp }[] = [
@@ -98,9 +70,7 @@ describe.each(backends)('damaged schedules on $name', (backend) => {
 
   it('fires the sound ones and parks the damaged ones, enqueuing nothing for them', async () => {
     const { store } = await damagedQueue();
-    const { taskIds: ids, parked } = await store.schedules.fireDue(T0 + MIN, (s, active) =>
-      planFires(s, T0 + MIN, active),
-    );
+    const { taskIds: ids, parked } = await fireAt(store, T0 + MIN);
     // each named once, with its problem, for the scheduler's log
     expect(parked.map((p) => p.name)).toEqual(expect.arrayContaining(DAMAGES.map((d) => d.name)));
     expect(parked).toHaveLength(DAMAGES.length);

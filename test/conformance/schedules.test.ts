@@ -8,10 +8,9 @@ import { exited, spawnNode } from '../helpers.ts';
 import { A, backends, claim, done, finish, freshQueue, type Store } from './harness.ts';
 import { task } from './shapes.ts';
 import { runScheduler } from './racers.ts';
+import { fireAt, MIN, T0 } from './schedule-shapes.ts';
 
 const RACER = path.join(import.meta.dirname, 'fixtures', 'racer.ts');
-const T0 = Date.parse('2026-12-01T00:00:00Z');
-const MIN = 60_000;
 
 function schedule(overrides: Partial<NewSchedule> = {}): NewSchedule {
   return {
@@ -37,8 +36,7 @@ function schedule(overrides: Partial<NewSchedule> = {}): NewSchedule {
   };
 }
 
-const fire = async (store: Store, now: number) =>
-  (await store.schedules.fireDue(now, (s, active) => planFires(s, now, active))).taskIds;
+const fire = async (store: Store, now: number) => (await fireAt(store, now)).taskIds;
 
 describe.each(backends)('schedules on $name', (backend) => {
   it("keeps a schedule's alarms and shows its last task's start and end", async () => {

@@ -7,14 +7,10 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planFires } from '../../electron/core/schedule/plan.ts';
-import { NO_ALARMS } from '../../shared/schedule-alarms.ts';
 import { openStore } from '../../electron/core/store/open-store.ts';
 import type { TaskStore } from '../../electron/core/store/task-store.ts';
 import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
-
-const T0 = Date.parse('2026-12-01T00:00:00Z');
-const MIN = 60_000;
+import { everyMinute, fireAt as fire, MIN, T0 } from '../conformance/schedule-shapes.ts';
 
 const stores: TaskStore[] = [];
 const clients: pg.Client[] = [];
@@ -26,25 +22,6 @@ afterEach(async () => {
   for (const name of schemas.splice(0)) await dropSchema(name);
 });
 
-const fire = async (store: TaskStore, now: number) =>
-  store.schedules.fireDue(now, (s, active) => planFires(s, now, active));
-
-/** A schedule every minute, due first at T0 + 1 min. */
-function everyMinute(name: string, group: string, missed: 'all' | 'skip') {
-  return {
-    name,
-    cron: null,
-    timezone: null,
-    everyMs: MIN,
-    task: { kind: 'sleep', name: null, group, priority: 5, maxAttempts: 1, timeout: null, payload: {} },
-    missed,
-    overlap: 'allow' as const,
-    enabled: true,
-    nextDueAt: T0 + MIN,
-    alarms: NO_ALARMS,
-  };
-}
-
 describe.skipIf(!pgAvailable)('PostgreSQL schedules', () => {
   it("skip a schedule another host's firing holds, and never fire its due time twice", async () => {
     const schema = freshSchemaName('pgsched');
@@ -52,29 +29,7 @@ describe.skipIf(!pgAvailable)('PostgreSQL schedules', () => {
     const store = await openStore(pgLocation(schema));
     stores.push(store);
     for (const name of ['held', 'free'])
-      await store.schedules.create(
-        {
-          name,
-          cron: null,
-          timezone: null,
-          everyMs: MIN,
-          task: {
-            kind: 'sleep',
-            name: null,
-            group: 'default',
-            priority: 5,
-            maxAttempts: 1,
-            timeout: null,
-            payload: {},
-          },
-          missed: 'all',
-          overlap: 'allow',
-          enabled: true,
-          nextDueAt: T0 + MIN,
-          alarms: NO_ALARMS,
-        },
-        T0,
-      );
+      await store.schedules.create(everyMinute(name, { missed: 'all' }), T0);
     // Another host, mid-firing: it holds `held`.
     const other = new pg.Client({ connectionString: pgLocation(schema).replace(/\?.*$/, '') });
     clients.push(other);
@@ -113,9 +68,18 @@ describe.skipIf(!pgAvailable)('PostgreSQL schedules', () => {
     const store = await openStore(pgLocation(schema));
     stores.push(store);
     // made in reverse name order: they fire in id order
-    await store.schedules.create(everyMinute('c-all', 'c', 'all'), T0);
-    await store.schedules.create(everyMinute('b-damaged', 'b', 'all'), T0);
-    await store.schedules.create(everyMinute('a-skip', 'a', 'skip'), T0);
+    await store.schedules.create(
+      everyMinute('c-all', { task: { ...everyMinute('').task, group: 'c' }, missed: 'all' }),
+      T0,
+    );
+    await store.schedules.create(
+      everyMinute('b-damaged', { task: { ...everyMinute('').task, group: 'b' }, missed: 'all' }),
+      T0,
+    );
+    await store.schedules.create(
+      everyMinute('a-skip', { task: { ...everyMinute('').task, group: 'a' }, missed: 'skip' }),
+      T0,
+    );
     const admin = new pg.Client({ connectionString: pgLocation(schema).replace(/\?.*$/, '') });
     clients.push(admin);
     await admin.connect();
