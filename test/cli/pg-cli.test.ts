@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Task, TaskWithHistory } from '../../shared/domain.ts';
+import type { Schedule, Task, TaskWithHistory } from '../../shared/domain.ts';
 import { dropSchema, freshSchemaName, pgAvailable, pgLocation } from '../conformance/pg-backend.ts';
 import { exited, spawnNode, tempDir } from '../helpers.ts';
 import { BIN, cli, json } from './cli-helpers.ts';
@@ -33,7 +33,7 @@ describe.skipIf(!pgAvailable)('semaforo on a PostgreSQL queue', { timeout: 120_0
     expect(stats.counts).toMatchObject({ done: 1, pending: 0 });
   });
 
-  it("runs a cron line's command here with `run`, its exit code kept, and fires a schedule", async () => {
+  it("runs a cron line's command here with `run`, its exit code kept, and fires and updates a schedule", async () => {
     const ran = await cli(['--db', DB, 'run', '--group', 'cron', '--', 'sh', '-c', 'echo ran; exit 7']);
     expect([ran.code, ran.stdout]).toEqual([7, 'ran\n']);
     const listed = json<Task[]>(await cli(['--json', '--db', DB, 'list', '--group', 'cron']));
@@ -43,7 +43,27 @@ describe.skipIf(!pgAvailable)('semaforo on a PostgreSQL queue', { timeout: 120_0
     expect((await cli(['--db', DB, 'schedule', 'add', 'tick', '--every', '5m', '--', 'true'])).code).toBe(0);
     const fired = json<Task>(await cli(['--json', '--db', DB, 'schedule', 'run-now', 'tick']));
     expect(fired).toMatchObject({ name: 'tick', status: 'pending' });
-    expect((await cli(['--db', DB, 'schedule', 'remove', 'tick'])).code).toBe(0);
+    const updated = json<Schedule>(
+      await cli([
+        '--json',
+        '--db',
+        DB,
+        'schedule',
+        'update',
+        'tick',
+        '--cron',
+        '0 3 * * *',
+        '--rename',
+        'nightly',
+      ]),
+    );
+    expect(updated).toMatchObject({
+      name: 'nightly',
+      cron: '0 3 * * *',
+      everyMs: null,
+      task: { kind: 'shell' },
+    });
+    expect((await cli(['--db', DB, 'schedule', 'remove', 'nightly'])).code).toBe(0);
     expect((await cli(['--db', DB, 'delete', String(fired.id)])).code).toBe(0);
   });
 

@@ -126,6 +126,89 @@ describe('semaforo schedule', { timeout: 120_000 }, () => {
     expect([again.code, again.stderr]).toEqual([1, 'semaforo: schedule "dup" already exists\n']);
   });
 
+  it('updates only what the options name, keeps the rest, and refuses bad options writing nothing', async () => {
+    const db = freshDb();
+    const add = [
+      'schedule',
+      'add',
+      'nightly',
+      '--cron',
+      '30 2 * * *',
+      '--tz',
+      'Europe/Berlin',
+      '--grace',
+      '15m',
+    ];
+    await cli(
+      [...add, '--max-runtime', '1h', '--group', 'backup', '--priority', '3', '--', 'rsync', '-a', 'src'],
+      { db },
+    );
+    await cli(['schedule', 'pause', 'nightly'], { db });
+    const before = json<Schedule>(await cli(['--json', 'schedule', 'show', 'nightly'], { db }));
+    const update = async (...args: string[]) =>
+      json<Schedule>(await cli(['--json', 'schedule', 'update', ...args], { db }));
+    // what a schedule is, beside what it has done and when it runs next
+    const kept = (s: Schedule) => ({
+      ...s,
+      cron: 0,
+      timezone: 0,
+      everyMs: 0,
+      nextDueAt: 0,
+      upcoming: 0,
+      updatedAt: 0,
+    });
+
+    const cron = await update('nightly', '--cron', '0 3 * * *');
+    expect(cron).toMatchObject({ cron: '0 3 * * *', timezone: 'Europe/Berlin', enabled: false });
+    expect(kept(cron)).toEqual(kept(before));
+
+    const every = await update(
+      'nightly',
+      '--every',
+      '10m',
+      '--no-grace',
+      '--priority',
+      '2',
+      '--rename',
+      'often',
+    );
+    expect(every).toMatchObject({
+      id: before.id,
+      name: 'often',
+      cron: null,
+      timezone: null,
+      everyMs: 600_000,
+    });
+    expect(every.alarms).toEqual({ graceMs: null, maxRuntimeMs: 3_600_000, minRuntimeMs: null });
+    expect(every.task).toEqual({ ...before.task, priority: 2 });
+    expect(every.enabled).toBe(false); // pause and resume do that
+
+    const command = await update('often', '--timeout', '5m', '--', 'rsync', '-av', 'src', 'dst');
+    expect(command.task).toMatchObject({
+      kind: 'shell',
+      group: 'backup',
+      timeout: 300_000,
+      payload: { command: 'rsync', args: ['-av', 'src', 'dst'], cwd: process.cwd() },
+    });
+    expect((await update('often', '--no-timeout')).task.timeout).toBeNull();
+
+    const refused: [string[], number, string][] = [
+      [['often', '--tz', 'UTC'], 2, 'semaforo: --tz: goes with --cron only (often runs at an interval)\n'],
+      [['often', '--priority', '12'], 2, 'semaforo: --priority: must be an integer from 0 to 9\n'],
+      [['often', '--every', 'soon'], 2, 'semaforo: --every: "soon" is not a duration'],
+      [['often', '--kind', 'http'], 2, 'semaforo: task.payload.url: must be a string'],
+      [['nightly', '--every', '5m'], 1, 'semaforo: schedule "nightly" does not exist\n'],
+    ];
+    const last = json<Schedule>(await cli(['--json', 'schedule', 'show', 'often'], { db }));
+    for (const [args, code, message] of refused) {
+      const r = await cli(['schedule', 'update', ...args], { db });
+      expect([r.code, r.stderr.startsWith(message)], args.join(' ')).toEqual([code, true]);
+    }
+    // (a paused schedule's upcoming times are counted from now: if resumed now)
+    const after = json<Schedule>(await cli(['--json', 'schedule', 'show', 'often'], { db }));
+    expect({ ...after, upcoming: 0 }).toEqual({ ...last, upcoming: 0 });
+  });
+
   it('previews what an expression means without saving anything', async () => {
     const db = freshDb();
     const r = await cli(['schedule', 'preview', '--cron', '0 9 31 * *', '--tz', 'UTC', '--count', '3'], {
@@ -204,7 +287,7 @@ describe('an interval schedule across pause and resume', { timeout: 120_000 }, (
 });
 
 describe('a damaged schedule', { timeout: 120_000 }, () => {
-  it('lists as DAMAGED with its problem beside the others; run-now and resume refuse; remove works', async () => {
+  it('lists as DAMAGED with its problem beside the others; run-now and resume refuse; update repairs it', async () => {
     const db = freshDb();
     await cli(['schedule', 'add', 'nightly', '--cron', '30 2 * * *', '--', 'echo', 'hi'], { db });
     await cli(['schedule', 'add', 'broken', '--every', '5m', '--', 'echo', 'hi'], { db });
@@ -218,7 +301,9 @@ describe('a damaged schedule', { timeout: 120_000 }, () => {
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^broken\s+every 5m\s+-\s+-\s+-\s+DAMAGED$/m);
     expect(list.stdout).toMatch(/^nightly\s+cron 30 2 \* \* \* .*\s+on$/m);
-    expect(list.stdout).toContain(`\n\nDAMAGED broken: ${problem}\na damaged schedule never runs: remove it`);
+    expect(list.stdout).toContain(
+      `\n\nDAMAGED broken: ${problem}\na damaged schedule never runs: repair it with semaforo schedule update NAME`,
+    );
     const listed = json<Schedule[]>(await cli(['--json', 'schedule', 'list'], { db }));
     expect(listed.map((s) => [s.name, s.problem])).toEqual([
       ['broken', problem],
@@ -234,16 +319,28 @@ describe('a damaged schedule', { timeout: 120_000 }, () => {
     expect(show.stdout).toContain('  task:        (cannot be read)\n');
 
     const refusal = (what: string) =>
-      `semaforo: schedule "broken" cannot ${what}: ${problem} (edit it in the dashboard, or remove it)\n`;
+      `semaforo: schedule "broken" cannot ${what}: ${problem} (repair it with semaforo schedule update or in the dashboard, or remove it)\n`;
     const runNow = await cli(['schedule', 'run-now', 'broken'], { db });
     expect([runNow.code, runNow.stderr]).toEqual([1, refusal('run')]);
     const resume = await cli(['schedule', 'resume', 'broken'], { db });
     expect([resume.code, resume.stderr]).toEqual([1, refusal('be resumed')]);
     expect(json<unknown[]>(await cli(['--json', 'list'], { db }))).toEqual([]);
 
+    // an update that gives what could not be read repairs it; one that does not says what is missing
+    const partial = await cli(['schedule', 'update', 'broken', '--every', '10m'], { db });
+    expect([partial.code, partial.stderr]).toEqual([2, expect.stringMatching(/^semaforo: --kind: /)]);
+    const repaired = json<Schedule>(
+      await cli(['--json', 'schedule', 'update', 'broken', '--', 'echo', 'fixed'], { db }),
+    );
+    expect(repaired).toMatchObject({
+      everyMs: 300_000,
+      task: { kind: 'shell', payload: { command: 'echo' } },
+    });
+    expect(repaired.problem).toBeUndefined();
+    expect((await cli(['schedule', 'resume', 'broken'], { db })).code).toBe(0);
+    expect((await cli(['schedule', 'list'], { db })).stdout).not.toContain('DAMAGED');
+
     expect((await cli(['schedule', 'remove', 'broken'], { db })).stdout).toBe('removed broken\n');
-    const after = await cli(['schedule', 'list'], { db });
-    expect(after.stdout).not.toContain('DAMAGED');
-    expect(after.stdout).toContain('nightly');
+    expect((await cli(['schedule', 'list'], { db })).stdout).toContain('nightly');
   });
 });

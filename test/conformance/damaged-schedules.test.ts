@@ -96,7 +96,7 @@ describe.each(backends)('damaged schedules on $name', (backend) => {
       expect(err).toMatchObject({ name: 'ConflictError' });
       // one line: the schedule, then its problem, then what to do
       const [, problem] =
-        /^schedule "[^"]+" cannot run: (.*) \(edit it in the dashboard, or remove it\)$/.exec(
+        /^schedule "[^"]+" cannot run: (.*) \(repair it with semaforo schedule update or in the dashboard, or remove it\)$/.exec(
           (err as Error).message,
         )!;
       expect((err as Error).message).toContain(`schedule "${d.name}"`);

@@ -179,7 +179,7 @@ describe('schedules in the engine', () => {
     await new Promise((r) => setTimeout(r, 300)); // six more checks
     expect(warnings).toEqual([
       'scheduler: paused schedule "broken", which is damaged: the cron expression "nonsense" is not valid: ' +
-        'it has 1 field (edit it in the dashboard, or remove it)',
+        'it has 1 field (repair it with semaforo schedule update or in the dashboard, or remove it)',
     ]);
     expect(await engine.getSchedule('broken')).toMatchObject({ enabled: false, lastTaskId: null });
     await expect(engine.resumeSchedule('broken')).rejects.toThrow(

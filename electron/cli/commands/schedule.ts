@@ -1,9 +1,6 @@
 /** `semaforo schedule …`: recurring schedules that enqueue a task template on cron or interval due times. */
 import { Command, Option } from 'commander';
-import type { Schedule } from '../../../shared/domain.ts';
-import { formatDuration } from '../../../shared/durations.ts';
 import { ValidationError } from '../../../shared/errors.ts';
-import { localTimeZone } from '../../../shared/schedule-times.ts';
 import {
   parseInput,
   recurrenceSchema,
@@ -11,8 +8,9 @@ import {
   scheduleSpecSchema,
 } from '../../../shared/schemas.ts';
 import type { CliContext } from '../context.ts';
-import { relativeTime, table } from '../format.ts';
 import { loadKindsFor } from '../kinds.ts';
+import { scheduleDetail, scheduleTable } from '../schedule-format.ts';
+import { updatedSpec, type UpdateOptions } from '../schedule-update.ts';
 import {
   addTaskOptions,
   duration,
@@ -73,92 +71,14 @@ const SCHEDULE_OPTION_NAMES: OptionNames = {
   ),
 };
 
-/** on / paused, or the alarm that holds (late 12m, overrun, failed...); DAMAGED above all. */
-function stateText(s: Schedule, now: number): string {
-  if (s.problem !== undefined) return 'DAMAGED';
-  const h = s.health;
-  if (h.state === 'ok') return s.enabled ? 'on' : 'paused';
-  return h.since === null ? h.state : `${h.state} ${relativeTime(h.since, now).replace(/ ago$/, '')}`;
-}
-
-function alarmsText(s: Schedule): string {
-  const a = s.alarms;
-  const parts = [
-    a.graceMs === null ? null : `start within ${formatDuration(a.graceMs)} of due`,
-    a.maxRuntimeMs === null ? null : `run at most ${formatDuration(a.maxRuntimeMs)}`,
-    a.minRuntimeMs === null ? null : `run at least ${formatDuration(a.minRuntimeMs)}`,
-  ].filter((x) => x !== null);
-  return parts.length ? parts.join(', ') : 'none (add with --grace, --max-runtime, --min-runtime)';
-}
-
-const recurrenceText = (s: Schedule) =>
-  s.cron !== null
-    ? `cron ${s.cron} (${s.timezone ?? `local, ${localTimeZone()}`})`
-    : s.everyMs !== null
-      ? `every ${formatDuration(s.everyMs)}`
-      : '-';
-
-/** What a damaged schedule's owner can do about it (there is no `schedule update` here). */
-const DAMAGED_HINT =
-  'never runs: remove it (semaforo schedule remove NAME) and add it again, or edit it in the dashboard';
-
-/** Each damaged schedule's problem, under the table: the STATE column only says DAMAGED. */
-function damagedNotes(list: readonly Schedule[]): string {
-  const damaged = list.filter((s) => s.problem !== undefined);
-  if (damaged.length === 0) return '';
-  const lines = [
-    ...damaged.map((s) => `DAMAGED ${s.name}: ${s.problem}`),
-    `a damaged schedule ${DAMAGED_HINT}`,
-  ];
-  return `\n\n${lines.join('\n')}`;
-}
-
-function scheduleTable(list: readonly Schedule[], now: number): string {
-  if (list.length === 0) return 'no schedules (add one with `semaforo schedule add`)';
-  const rows = table(
-    ['NAME', 'WHEN', 'NEXT', 'LAST RUN', 'LAST TASK', 'STATE'],
-    list.map((s) => [
-      s.name,
-      recurrenceText(s),
-      s.enabled ? relativeTime(s.nextDueAt, now) : '-',
-      relativeTime(s.lastEnqueuedAt, now),
-      s.lastTaskId === null ? '-' : `${s.lastTaskId} ${s.lastTaskStatus ?? 'purged'}`,
-      stateText(s, now),
-    ]),
-  );
-  return rows + damagedNotes(list);
-}
-
-/** The task line; a template that could not be read at all has no kind to show. */
-function taskText(s: Schedule): string {
-  const t = s.task;
-  if (s.problem !== undefined && t.kind === '') return '(cannot be read)';
-  return (
-    `${t.kind} "${t.name ?? s.name}" in group ${t.group}, priority ${t.priority}, ` +
-    `${t.maxAttempts} attempt(s)${t.timeout === null ? '' : `, timeout ${formatDuration(t.timeout)}`}`
-  );
-}
-
-function scheduleDetail(s: Schedule, now: number): string {
-  const t = s.task;
-  const lines = [
-    `schedule ${s.name}${s.problem !== undefined ? ' (DAMAGED)' : s.enabled ? '' : ' (paused)'}`,
-    ...(s.problem !== undefined ? [`  problem:     ${s.problem}`, `               it ${DAMAGED_HINT}`] : []),
-    `  when:        ${recurrenceText(s)}`,
-    `  task:        ${taskText(s)}`,
-    ...(s.problem !== undefined && t.kind === '' ? [] : [`  payload:     ${JSON.stringify(t.payload)}`]),
-    `  missed runs: ${s.missed}    overlap: ${s.overlap}`,
-    `  last run:    ${s.lastEnqueuedAt === null ? 'never' : `${new Date(s.lastEnqueuedAt).toISOString()} (${relativeTime(s.lastEnqueuedAt, now)})`}` +
-      (s.lastTaskId === null ? '' : `, task ${s.lastTaskId} ${s.lastTaskStatus ?? '(purged)'}`),
-    `  skipped:     ${s.skippedOverlap} while the previous run was going, ${s.skippedMissed} missed while closed`,
-    `  alarms:      ${alarmsText(s)}`,
-    `  health:      ${s.health.state === 'ok' ? 'ok' : `${s.health.state}: ${s.health.message}`}`,
-    `  next due${s.enabled || s.problem !== undefined ? '' : ' (if resumed now)'}:`,
-    ...(s.upcoming.length
-      ? s.upcoming.map((at) => `    ${new Date(at).toISOString()}  ${relativeTime(at, now)}`)
-      : ['    never']),
-  ];
-  return lines.join('\n');
+/** The engine names an update's fields under `schedule.` (its IPC input's); here they are the options'. */
+async function unprefixed<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    throw new ValidationError(err.issues.map((i) => ({ ...i, path: i.path.replace(/^schedule\./, '') })));
+  }
 }
 
 const scheduleName = (name: string) => parseInput(scheduleNameSchema, name, 'name');
@@ -237,6 +157,64 @@ log of \`semaforo work\` and \`serve\`, and as notifications in the tray app.`,
     },
   );
 
+  const update = new Command('update')
+    .description('change a schedule: only what the options name changes (it also repairs a damaged one)')
+    .argument('<name>', 'the schedule to change')
+    .argument('[command...]', 'after --: a new command and its arguments (a shell task)')
+    .option('--rename <name>', 'give the schedule a new name')
+    .option('--cron <expr>', 'a new cron expression (keeps its time zone unless --tz says another)')
+    .option('--tz <zone>', 'IANA time zone of the cron expression')
+    .option('--every <dur>', 'an interval instead: 30s, 5m, 2h, 1d')
+    .addOption(
+      new Option('--missed <policy>', 'due times missed while nothing ran').choices(['skip', 'once', 'all']),
+    )
+    .addOption(
+      new Option(
+        '--overlap <policy>',
+        'skip: no new run while the previous one is pending or running',
+      ).choices(['allow', 'skip']),
+    )
+    .option('--grace <dur>', 'alarm when a due run has not started this long after its due time')
+    .option('--no-grace', 'drop that alarm')
+    .option('--max-runtime <dur>', 'alarm when a run goes on longer than this')
+    .option('--no-max-runtime', 'drop that alarm')
+    .option('--min-runtime <dur>', 'alarm when a run succeeds faster than this')
+    .option('--no-min-runtime', 'drop that alarm');
+  addTaskOptions(update, { timing: false })
+    .option('--no-timeout', 'drop the timeout')
+    .option('--no-uses', 'hold no resources')
+    .addHelpText(
+      'after',
+      `
+Whatever is not named stays as it is; paused stays paused (pause and resume do that). The next due
+time is worked out again from now. --payload replaces the payload; a command after -- replaces a
+shell task's command and arguments and keeps the rest of its payload.
+
+Examples:
+  semaforo schedule update nightly-backup --cron "0 3 * * *"
+  semaforo schedule update poll-vendor --every 10m --group vendor-slow --no-grace
+  semaforo schedule update report --rename weekly-report -- ./report.sh --weekly`,
+    );
+  update.action(async (name: string, command: string[], opts: UpdateOptions) => {
+    const engine = await ctx.engine(update);
+    const old = await engine.getSchedule(scheduleName(name));
+    const given = (o: string) => update.getOptionValueSource(o) === 'cli';
+    const spec = await namingOptions(SCHEDULE_OPTION_NAMES, () =>
+      parseInput(scheduleSpecSchema, updatedSpec(old, opts, given, command)),
+    );
+    // A kind of the user's own needs its handler loaded to be accepted, as with add.
+    const { handlers } = await loadKindsFor(ctx, update, [spec.task.kind]);
+    let withKinds = engine;
+    if (handlers.length > 0) {
+      await ctx.discard(engine);
+      withKinds = await ctx.engine(update, { userHandlers: handlers });
+    }
+    const s = await namingOptions(SCHEDULE_OPTION_NAMES, () =>
+      unprefixed(() => withKinds.updateSchedule(old.name, spec)),
+    );
+    ctx.print(update, s, () => scheduleDetail(s, Date.now()));
+  });
+
   const list = new Command('list').description('list the schedules with their next and last runs');
   list.action(async () => {
     const all = await (await ctx.engine(list)).listSchedules();
@@ -301,6 +279,7 @@ log of \`semaforo work\` and \`serve\`, and as notifications in the tray app.`,
 
   return root
     .addCommand(add)
+    .addCommand(update)
     .addCommand(list)
     .addCommand(show)
     .addCommand(simple('pause', 'stop a schedule from firing (nothing is caught up on resume)'))

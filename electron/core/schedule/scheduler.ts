@@ -85,7 +85,7 @@ export class Scheduler {
       // Said once: the firing pauses it, so it is not due again.
       for (const p of parked)
         this.o.logger.warn(
-          `scheduler: paused schedule "${p.name}", which is damaged: ${p.problem} (edit it in the dashboard, or remove it)`,
+          `scheduler: paused schedule "${p.name}", which is damaged: ${p.problem} (repair it with semaforo schedule update or in the dashboard, or remove it)`,
         );
       const next = await this.o.store.nextDue();
       if (next) wait = Math.max(0, Math.min(every, next.dueAt - now));

@@ -195,7 +195,7 @@ export function toSchedule(raw: object): StoredSchedule {
 /** The one-line refusal of what a damaged schedule cannot do (`what`: "run", "be resumed"). */
 export function damagedError(s: Pick<StoredSchedule, 'name' | 'problem'>, what: string): ConflictError {
   return new ConflictError(
-    `schedule "${s.name}" cannot ${what}: ${s.problem ?? 'it is damaged'} (edit it in the dashboard, or remove it)`,
+    `schedule "${s.name}" cannot ${what}: ${s.problem ?? 'it is damaged'} (repair it with semaforo schedule update or in the dashboard, or remove it)`,
   );
 }
 
