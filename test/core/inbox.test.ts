@@ -157,7 +157,9 @@ describe('the inbox', () => {
 
   it('lets every other write go on when waiting tasks cannot be moved, and says why once', () => {
     const errors: string[] = [];
-    const store = new SqliteTaskStore(path.join(tempDir(), 'q.db'), { onInboxError: (m) => errors.push(m) });
+    const store = new SqliteTaskStore(path.join(tempDir(), 'q.db'), {
+      onBackgroundError: (m) => errors.push(m),
+    });
     store.enqueue([newTaskRow({ name: 'a' }), newTaskRow({ name: 'b' })], 1);
     expect(store.listTasks({}).total).toBe(2); // moved: ids 1, 2
     // A row whose ids were taken meanwhile (a hand edit, a copy of an old file's inbox).

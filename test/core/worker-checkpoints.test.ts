@@ -63,6 +63,36 @@ describe('worker checkpoints (SQLite)', () => {
     db.close();
   });
 
+  it('tells of a checkpoint that fails once per error, and again after one succeeded', async () => {
+    const { db, waiting, write } = walDb();
+    const told: string[] = [];
+    const c = new WorkerCheckpoints(db, 20, (m) => told.push(m));
+    c.afterTick();
+    // the disk refuses the copy (an I/O error, as a failing disk gives)
+    const pragma = db.pragma.bind(db);
+    let failing = true;
+    db.pragma = ((source: string, options?: object) => {
+      if (failing && source === 'wal_checkpoint(PASSIVE)') throw new Error('disk I/O error');
+      return pragma(source, options);
+    }) as typeof db.pragma;
+    for (let i = 0; i < 3; i++) {
+      write();
+      c.checkpointIfDue();
+    }
+    expect(waiting()).toBeGreaterThanOrEqual(60);
+    expect(told).toEqual([
+      `cannot copy the -wal file of ${db.name} into it (disk I/O error): the -wal file grows with every write until a checkpoint succeeds`,
+    ]);
+    failing = false;
+    c.checkpointIfDue();
+    expect(waiting()).toBe(0);
+    failing = true;
+    write();
+    c.checkpointIfDue();
+    expect(told).toHaveLength(2);
+    db.close();
+  });
+
   it('checkpoints after any write of a worker connection, also once it has stopped ticking', async () => {
     const file = path.join(tempDir(), 'queue.db');
     const store = new SqliteTaskStore(file);

@@ -48,7 +48,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   return openSqliteStore(location, {
     ...options.sqlite,
     watchIntervalMs: options.watchIntervalMs,
-    onInboxError: options.onBackgroundError,
+    onBackgroundError: options.onBackgroundError,
     onWatchNotice: options.onNotice,
   });
 }

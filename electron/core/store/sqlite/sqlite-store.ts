@@ -52,8 +52,11 @@ import { Tick } from './tick.ts';
 import { prepareOnUse } from './lazy-statement.ts';
 
 export interface StoreOptions extends OpenOptions {
-  /** Told when waiting enqueues cannot be moved into tasks (a full disk, a damaged inbox row). */
-  onInboxError?: (message: string) => void;
+  /**
+   * Told of a failure of the store's own background work: waiting enqueues that cannot be moved
+   * into tasks (a full disk, a damaged inbox row), a worker's checkpoint that failed.
+   */
+  onBackgroundError?: (message: string) => void;
 }
 
 export class SqliteTaskStore implements SyncTaskStore {
@@ -76,7 +79,8 @@ export class SqliteTaskStore implements SyncTaskStore {
   constructor(file: string, options: StoreOptions = {}) {
     this.db = openDatabase(file, options);
     const inbox = new Inbox(this.db, new TaskInserter(this.db));
-    const intake = new Intake(this.db, inbox, options.onInboxError ?? (() => {}));
+    const report = options.onBackgroundError ?? (() => {});
+    const intake = new Intake(this.db, inbox, report);
     // Every write transaction first moves the waiting enqueues in (see inbox.ts).
     this.commits = new Commits(this.db, options.durability === 'normal', () => intake.moveWaiting());
     this.clockRebase = new ClockRebase(this.db, this.commits);
@@ -84,7 +88,7 @@ export class SqliteTaskStore implements SyncTaskStore {
     this.enqueuer = new Enqueue(this.db, inbox, this.commits);
     this.ticks = new Tick(this.db, this.commits);
     this.leases = new Leases(this.db, this.commits, intake);
-    this.checkpoints = new WorkerCheckpoints(this.db, WORKER_CHECKPOINT_PAGES);
+    this.checkpoints = new WorkerCheckpoints(this.db, WORKER_CHECKPOINT_PAGES, report);
     this.commits.afterWrite = () => this.checkpoints.afterWrite();
     this.actions = new TaskActions(this.db, this.commits);
     this.queue = new QueueSettingsStore(this.db, this.commits);

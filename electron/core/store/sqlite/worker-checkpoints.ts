@@ -6,6 +6,9 @@
  * for a check on a later turn of the event loop (after the tasks a tick claimed have started): if
  * WORKER_CHECKPOINT_PAGES or more -wal pages are not yet in the database file, a PASSIVE
  * checkpoint copies them.
+ *
+ * A checkpoint that fails (an I/O error, a full disk) leaves the pages in the -wal, which then
+ * grows with every write until one succeeds: the store's owner is told, once per distinct error.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { prepareOnUse } from './lazy-statement.ts';
@@ -28,10 +31,14 @@ export class WorkerCheckpoints {
   private started = false;
   private due = false;
   private checkedAt = -Infinity;
+  private readonly report: (message: string) => void;
+  /** the last failure told, so a failing disk is told once, not at every write */
+  private told: string | null = null;
 
-  constructor(db: Database, pages: number) {
+  constructor(db: Database, pages: number, report: (message: string) => void = () => {}) {
     this.db = db;
     this.pages = pages;
+    this.report = report;
     this.state = prepareOnUse(db, 'PRAGMA wal_checkpoint(NOOP)');
   }
 
@@ -69,8 +76,15 @@ export class WorkerCheckpoints {
     try {
       const s = this.state.get();
       if (s !== undefined && s.log - s.checkpointed >= this.pages) this.db.pragma('wal_checkpoint(PASSIVE)');
-    } catch {
+      this.told = null;
+    } catch (err) {
       // As an autocheckpoint's failure: the pages stay in the -wal, and the next write tries again.
+      const message =
+        `cannot copy the -wal file of ${this.db.name} into it (${err instanceof Error ? err.message : String(err)}): ` +
+        'the -wal file grows with every write until a checkpoint succeeds';
+      if (message === this.told) return;
+      this.told = message;
+      this.report(message);
     }
   }
 }
