@@ -89,6 +89,15 @@ function Shell({ connection }: { connection?: ConnectionSignal }) {
     document.title = `Semaforo — ${SCREEN_TITLES[route.screen]}`;
   }, [route.screen]);
 
+  // A schedule's "all N tasks" opened in a new tab or window: its filter, then plain #/tasks (a
+  // reload or Back does not set it again over what the user changed since).
+  const { scheduleTasks } = route;
+  useEffect(() => {
+    if (!scheduleTasks) return;
+    setFilters({ ...NO_FILTERS, schedule: scheduleTasks });
+    navigate({ screen: 'tasks', taskId: null }, { replace: true });
+  }, [scheduleTasks, navigate]);
+
   const openTask = useCallback(
     (task: Task) => navigate({ screen: route.screen === 'new' ? 'tasks' : route.screen, taskId: task.id }),
     [navigate, route.screen],

@@ -1,6 +1,7 @@
 import type { MouseEvent } from 'react';
 import type { Schedule } from '../../shared/domain.ts';
 import { formatCount } from '../state/format.ts';
+import { isPlainClick, routeHash } from '../state/route.ts';
 import { useQuery } from '../state/use-query.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 
@@ -26,8 +27,9 @@ export function ScheduleRuns(props: {
   if (!q.data) return <span className="muted">{q.error ? 'could not load them' : '…'}</span>;
   if (q.data.total === 0) return <span className="muted">none yet</span>;
   const showAll = (e: MouseEvent) => {
-    // A plain click filters this tab's Tasks screen; Ctrl/middle-click keeps the browser's own.
-    if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    // A plain click filters this tab's Tasks screen; Ctrl/middle-click keeps the browser's own
+    // (a new tab: the address carries the filter).
+    if (!isPlainClick(e)) return;
     e.preventDefault();
     onShowTasks(s);
   };
@@ -48,7 +50,10 @@ export function ScheduleRuns(props: {
           </li>
         ))}
       </ol>{' '}
-      <a href="#/tasks" onClick={showAll}>
+      <a
+        href={routeHash({ screen: 'tasks', taskId: null, scheduleTasks: { id: s.id, name: s.name } })}
+        onClick={showAll}
+      >
         {q.data.total === 1 ? 'its task' : `all ${formatCount(q.data.total)} tasks`} →
       </a>
     </>

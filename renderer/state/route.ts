@@ -43,11 +43,22 @@ export interface Route {
   taskId: number | null;
   /** the schedule being edited (edit-schedule only) */
   schedule?: string;
+  /**
+   * tasks only: show the tasks of this schedule (its filter set, then the address is `#/tasks`
+   * again): a link a new tab or window opens keeps what a click in this one does
+   */
+  scheduleTasks?: { id: number; name: string };
 }
 
 const SCHEDULE_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
 export function parseRoute(hash: string): Route {
+  const of = /^#\/tasks\/of-schedule\/(\d{1,15})\/(.+)$/.exec(hash);
+  if (of) {
+    const name = decodeURIComponent(of[2]!);
+    if (SCHEDULE_NAME.test(name))
+      return { screen: 'tasks', taskId: null, scheduleTasks: { id: Number(of[1]), name } };
+  }
   const edit = /^#\/edit-schedule\/(.+)$/.exec(hash);
   if (edit) {
     const name = decodeURIComponent(edit[1]!);
@@ -60,20 +71,24 @@ export function parseRoute(hash: string): Route {
 }
 
 export function routeHash(route: Route): string {
+  const of = route.screen === 'tasks' ? route.scheduleTasks : undefined;
+  if (of) return `#/tasks/of-schedule/${of.id}/${encodeURIComponent(of.name)}`;
   if (route.screen === 'edit-schedule') return `#/edit-schedule/${encodeURIComponent(route.schedule ?? '')}`;
   return `#/${route.screen}${route.taskId !== null ? `/${route.taskId}` : ''}`;
 }
 
-export function useRoute(): [Route, (next: Route) => void] {
+/** `replace`: this place takes the current one's in the history (Back skips it). */
+export function useRoute(): [Route, (next: Route, options?: { replace?: boolean }) => void] {
   const [route, setRoute] = useState(() => parseRoute(window.location.hash));
   useEffect(() => {
     const onHash = () => setRoute(parseRoute(window.location.hash));
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
-  const navigate = useCallback((next: Route) => {
+  const navigate = useCallback((next: Route, options: { replace?: boolean } = {}) => {
     const hash = routeHash(next);
-    if (window.location.hash !== hash) window.location.hash = hash;
+    if (options.replace) window.history.replaceState(window.history.state, '', hash);
+    else if (window.location.hash !== hash) window.location.hash = hash;
     setRoute(next);
   }, []);
   return [route, navigate];

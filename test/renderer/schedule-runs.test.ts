@@ -53,6 +53,14 @@ describe.skipIf(!hasChromium)("a schedule's words, recent runs and tasks", () =>
       .waitFor({ timeout: 20_000 });
     await screenshot(page, 'schedule-runs');
 
+    // opened in a new tab, the link keeps its filter (the address carries it, then is #/tasks)
+    const href = await report.getByRole('link', { name: 'all 3 tasks →' }).getAttribute('href');
+    const tab = await open.newPage({ cookies: await page.context().cookies() });
+    await tab.goto(new URL(href!, page.url()).toString());
+    await tab.getByRole('search', { name: 'Filter tasks' }).getByText('Schedule weekday-report').waitFor();
+    await waitForText(tab.getByTestId('task-total'), '3 matches');
+    expect(new URL(tab.url()).hash).toBe('#/tasks');
+
     await report.getByRole('link', { name: 'all 3 tasks →' }).click();
     await page.waitForFunction(() => document.title === 'Semaforo — Tasks');
     const filters = page.getByRole('search', { name: 'Filter tasks' });
