@@ -13,6 +13,7 @@ import { atMs, untilMs } from './pg-clock.ts';
 import type { Db, Queryable } from './db.ts';
 import { insertTasks } from './enqueue.ts';
 import { scheduledTask, toSchedule } from '../schedule-row.ts';
+import { keptColumnsRepaired } from '../schedule-repair.ts';
 
 const SELECT = `SELECT s.*, t.status AS last_task_status, t.started_at AS last_task_started_at,
     t.finished_at AS last_task_finished_at
@@ -103,7 +104,7 @@ export function createPgScheduleStore(db: Db): ScheduleStore {
         await q.query(
           `UPDATE schedules SET name = $1, cron = $2, timezone = $3, every_ms = $4, template = $5, missed = $6,
              overlap = $7, enabled = $8, next_due_at = $9, grace_ms = $10, max_runtime_ms = $11,
-             min_runtime_ms = $12, updated_at = $13 WHERE id = $14`,
+             min_runtime_ms = $12, updated_at = $13, ${keptColumnsRepaired('postgres', '$13')} WHERE id = $14`,
           [...argsOf(s), atMs(now), old.id],
         );
         q.changed();

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { ACTIVE_STATUSES } from '../../../../shared/domain.ts';
 import { ConflictError, NotFoundError } from '../../../../shared/errors.ts';
 import { scheduledTask, toSchedule } from '../schedule-row.ts';
+import { keptColumnsRepaired } from '../schedule-repair.ts';
 import type { FireResult, NewSchedule, StoredSchedule } from '../schedule-store.ts';
 import type { SyncScheduleStore } from './sync-store.ts';
 import type { EnqueueResult, NewTask } from '../task-store.ts';
@@ -59,9 +60,10 @@ export class SqliteScheduleStore implements SyncScheduleStore {
                      coalesce((SELECT max(schedule_id) FROM tasks WHERE schedule_id IS NOT NULL), 0)) + 1,
                  ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       ),
-      replace: p<[...ScheduleArgs, number, number], { id: number }>(
+      replace: p<[...ScheduleArgs, number, number, number], { id: number }>(
         `UPDATE schedules SET name = ?, cron = ?, timezone = ?, every_ms = ?, template = ?, missed = ?, overlap = ?,
-           enabled = ?, next_due_at = ?, grace_ms = ?, max_runtime_ms = ?, min_runtime_ms = ?, updated_at = ?
+           enabled = ?, next_due_at = ?, grace_ms = ?, max_runtime_ms = ?, min_runtime_ms = ?, updated_at = ?,
+           ${keptColumnsRepaired('sqlite', '?')}
          WHERE id = ? RETURNING id`,
       ),
       // Rows as stored: toSchedule checks each column (a hand edit can put text in any of them).
@@ -131,7 +133,7 @@ export class SqliteScheduleStore implements SyncScheduleStore {
       const old = this.row(name);
       if (s.name !== name && this.st.byName.get(s.name))
         throw new ConflictError(`schedule "${s.name}" already exists`);
-      this.st.replace.run(...this.args(s), now, old.id);
+      this.st.replace.run(...this.args(s), now, now, old.id);
       return toSchedule(this.st.byId.get(old.id)!);
     });
   }
