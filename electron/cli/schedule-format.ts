@@ -31,7 +31,7 @@ const recurrenceText = (s: Schedule) =>
 
 /** What a damaged schedule's owner can do about it. */
 const DAMAGED_HINT =
-  'never runs: repair it with semaforo schedule update NAME and the options it lacks, or in the dashboard';
+  'never runs: repair it with semaforo schedule update NAME --repair (and the options it lacks), or in the dashboard';
 
 /** Each damaged schedule's problem, under the table: the STATE column only says DAMAGED. */
 function damagedNotes(list: readonly Schedule[]): string {

@@ -110,8 +110,8 @@ function updatedTask(
     const spec = taskSpecFrom({ kind, payload: text, cwd: o.cwd, shell: o.shell }, command) as {
       payload: JsonValue;
     };
-    // A new command runs where it was given, as `add` records it, unless the payload names a folder.
-    payload = command.length > 0 ? (withCallerCwd(spec) as { payload: JsonValue }).payload : spec.payload;
+    // A new command or payload runs where it was given, as `add` records it, unless it names a folder.
+    payload = (withCallerCwd({ kind, payload: spec.payload }) as { payload: JsonValue }).payload;
   }
   const timeout = o.timeout === false ? null : (duration('--timeout', o.timeout) ?? t.timeout);
   const uses = o.uses === false ? undefined : (o.uses ?? (t.uses?.length ? formatUses(t.uses) : undefined));

@@ -192,7 +192,14 @@ describe('semaforo schedule', { timeout: 120_000 }, () => {
     });
     expect((await update('often', '--no-timeout')).task.timeout).toBeNull();
 
+    // the due time stays where the recurrence does: an interval keeps its grid
+    await cli(['schedule', 'add', 'grid', '--every', '1h', '--', 'true'], { db });
+    const grid = json<Schedule>(await cli(['--json', 'schedule', 'show', 'grid'], { db }));
+    expect((await update('grid', '--priority', '4')).nextDueAt).toBe(grid.nextDueAt);
+    expect((await update('grid', '--every', '2h')).nextDueAt).not.toBe(grid.nextDueAt);
+
     const refused: [string[], number, string][] = [
+      [['often', '--rename', 'bad name!'], 2, 'semaforo: --rename: must be'],
       [['often', '--tz', 'UTC'], 2, 'semaforo: --tz: goes with --cron only (often runs at an interval)\n'],
       [['often', '--priority', '12'], 2, 'semaforo: --priority: must be an integer from 0 to 9\n'],
       [['often', '--every', 'soon'], 2, 'semaforo: --every: "soon" is not a duration'],
@@ -302,7 +309,7 @@ describe('a damaged schedule', { timeout: 120_000 }, () => {
     expect(list.stdout).toMatch(/^broken\s+every 5m\s+-\s+-\s+-\s+DAMAGED$/m);
     expect(list.stdout).toMatch(/^nightly\s+cron 30 2 \* \* \* .*\s+on$/m);
     expect(list.stdout).toContain(
-      `\n\nDAMAGED broken: ${problem}\na damaged schedule never runs: repair it with semaforo schedule update NAME`,
+      `\n\nDAMAGED broken: ${problem}\na damaged schedule never runs: repair it with semaforo schedule update NAME --repair`,
     );
     const listed = json<Schedule[]>(await cli(['--json', 'schedule', 'list'], { db }));
     expect(listed.map((s) => [s.name, s.problem])).toEqual([
@@ -327,10 +334,15 @@ describe('a damaged schedule', { timeout: 120_000 }, () => {
     expect(json<unknown[]>(await cli(['--json', 'list'], { db }))).toEqual([]);
 
     // an update that gives what could not be read repairs it; one that does not says what is missing
-    const partial = await cli(['schedule', 'update', 'broken', '--every', '10m'], { db });
+    const unasked = await cli(['schedule', 'update', 'broken', '--every', '10m'], { db });
+    expect([unasked.code, unasked.stderr]).toEqual([
+      2,
+      `semaforo: --repair: schedule "broken" is damaged (${problem}); an update writes what cannot be read from the options given or the defaults: check it with schedule show, then add --repair\n`,
+    ]);
+    const partial = await cli(['schedule', 'update', 'broken', '--repair', '--every', '10m'], { db });
     expect([partial.code, partial.stderr]).toEqual([2, expect.stringMatching(/^semaforo: --kind: /)]);
     const repaired = json<Schedule>(
-      await cli(['--json', 'schedule', 'update', 'broken', '--', 'echo', 'fixed'], { db }),
+      await cli(['--json', 'schedule', 'update', 'broken', '--repair', '--', 'echo', 'fixed'], { db }),
     );
     expect(repaired).toMatchObject({
       everyMs: 300_000,

@@ -81,6 +81,9 @@ async function unprefixed<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
+/** As SCHEDULE_OPTION_NAMES; the new name is --rename's. */
+const UPDATE_OPTION_NAMES: OptionNames = { ...SCHEDULE_OPTION_NAMES, name: '--rename' };
+
 const scheduleName = (name: string) => parseInput(scheduleNameSchema, name, 'name');
 
 export function scheduleCommand(ctx: CliContext): Command {
@@ -179,27 +182,41 @@ log of \`semaforo work\` and \`serve\`, and as notifications in the tray app.`,
     .option('--max-runtime <dur>', 'alarm when a run goes on longer than this')
     .option('--no-max-runtime', 'drop that alarm')
     .option('--min-runtime <dur>', 'alarm when a run succeeds faster than this')
-    .option('--no-min-runtime', 'drop that alarm');
+    .option('--no-min-runtime', 'drop that alarm')
+    .option('--repair', 'a damaged schedule: write what cannot be read from the options or the defaults');
   addTaskOptions(update, { timing: false })
     .option('--no-timeout', 'drop the timeout')
     .option('--no-uses', 'hold no resources')
     .addHelpText(
       'after',
       `
-Whatever is not named stays as it is; paused stays paused (pause and resume do that). The next due
-time is worked out again from now. --payload replaces the payload; a command after -- replaces a
-shell task's command and arguments and keeps the rest of its payload.
+Whatever is not named stays as it is; paused stays paused (pause and resume do that), and the next
+due time stays unless the recurrence changes (then it counts from now). --payload replaces the
+payload; a command after -- replaces a shell task's command and arguments and keeps the rest of its
+payload. A damaged schedule needs --repair: what cannot be read is written from the options or the
+defaults (a task template that cannot be read at all is made again from the options, as add makes
+it); a damaged schedule the scheduler paused stays paused until resume.
 
 Examples:
   semaforo schedule update nightly-backup --cron "0 3 * * *"
   semaforo schedule update poll-vendor --every 10m --group vendor-slow --no-grace
   semaforo schedule update report --rename weekly-report -- ./report.sh --weekly`,
     );
-  update.action(async (name: string, command: string[], opts: UpdateOptions) => {
+  update.action(async (name: string, command: string[], opts: UpdateOptions & { repair?: boolean }) => {
     const engine = await ctx.engine(update);
     const old = await engine.getSchedule(scheduleName(name));
+    // What could not be read is written as the options or the defaults say: not without a yes.
+    if (old.problem !== undefined && !opts.repair)
+      throw new ValidationError([
+        {
+          path: '--repair',
+          message:
+            `schedule "${old.name}" is damaged (${old.problem}); an update writes what cannot be read ` +
+            'from the options given or the defaults: check it with schedule show, then add --repair',
+        },
+      ]);
     const given = (o: string) => update.getOptionValueSource(o) === 'cli';
-    const spec = await namingOptions(SCHEDULE_OPTION_NAMES, () =>
+    const spec = await namingOptions(UPDATE_OPTION_NAMES, () =>
       parseInput(scheduleSpecSchema, updatedSpec(old, opts, given, command)),
     );
     // A kind of the user's own needs its handler loaded to be accepted, as with add.
@@ -209,7 +226,7 @@ Examples:
       await ctx.discard(engine);
       withKinds = await ctx.engine(update, { userHandlers: handlers });
     }
-    const s = await namingOptions(SCHEDULE_OPTION_NAMES, () =>
+    const s = await namingOptions(UPDATE_OPTION_NAMES, () =>
       unprefixed(() => withKinds.updateSchedule(old.name, spec)),
     );
     ctx.print(update, s, () => scheduleDetail(s, Date.now()));

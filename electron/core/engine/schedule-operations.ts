@@ -110,8 +110,21 @@ export function createScheduleOperations(core: EngineCore): ScheduleOperations {
       return withUpcoming(s);
     },
     createSchedule: async (spec) => changed(await schedules.create(await toNewSchedule(spec), clock.now())),
-    updateSchedule: async (name, spec) =>
-      changed(await schedules.replace(name, await toNewSchedule(spec, 'schedule'), clock.now())),
+    async updateSchedule(name, spec) {
+      const next = await toNewSchedule(spec, 'schedule');
+      const old = await schedules.get(name);
+      // Its times stay where the recurrence and the on/off state do: an interval on its grid, a
+      // due time not yet fired (missed runs go as --missed says), a paused one's anchor for resume.
+      const same =
+        old !== null &&
+        old.problem === undefined &&
+        old.cron === next.cron &&
+        old.timezone === next.timezone &&
+        old.everyMs === next.everyMs &&
+        old.enabled === next.enabled;
+      const kept = same ? { ...next, nextDueAt: old.nextDueAt } : next;
+      return changed(await schedules.replace(name, kept, clock.now()));
+    },
     async pauseSchedule(name) {
       // The stored next due time stays, unseen (paused, none is due), as the interval's grid.
       const kept = (await schedules.get(name))?.nextDueAt ?? null;
