@@ -14,7 +14,7 @@ import {
 } from '../adaptive-row.ts';
 import type { Finish } from '../task-store.ts';
 import type { Queryable } from './db.ts';
-import { FLAG, INT, TEXT, TIME, orNull, rowChecker, type RowSpec } from './rows.ts';
+import { FLAG, INT, TEXT, TIME, orNull, rowChecker, type RowSpec } from '../column-types.ts';
 
 const NUMBER = TIME;
 

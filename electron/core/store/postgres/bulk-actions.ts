@@ -19,7 +19,7 @@ import {
   recordActions,
 } from './operator-actions.ts';
 import { atMs } from './pg-clock.ts';
-import { INT, TEXT, orNull, rowChecker } from './rows.ts';
+import { INT, TEXT, orNull, rowChecker } from '../column-types.ts';
 import { filterConditions, statusIn } from './task-filter-sql.ts';
 
 const candidate = rowChecker<{

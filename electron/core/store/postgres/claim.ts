@@ -36,7 +36,8 @@ import {
   settingsLimitsRow,
 } from './limit-rows.ts';
 import { eachById } from './each-by-id.ts';
-import { INT, rowChecker, toTask } from './rows.ts';
+import { INT, rowChecker } from '../column-types.ts';
+import { toTask } from './rows.ts';
 
 const list = (xs: readonly string[]) => xs.map((s) => `'${s}'`).join(', ');
 /** Written as the partial indexes tasks_claimable* say it, so the planner can use them. */

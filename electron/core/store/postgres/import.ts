@@ -15,7 +15,7 @@ import {
   type QueueExport,
 } from '../queue-export.ts';
 import type { Db, Queryable } from './db.ts';
-import { FLAG, INT, TEXT, TIME, orNull, rowChecker, type ColumnType } from './rows.ts';
+import { FLAG, INT, TEXT, TIME, orNull, rowChecker, type ColumnType } from '../column-types.ts';
 
 /** Rows per statement, and the JSON text a statement may carry (payloads can be large). */
 const BATCH_ROWS = 2000;

@@ -6,7 +6,7 @@
  * column, O(groups + candidates) per tick: nothing beside the round trips.
  */
 import type { ClaimCandidate } from '../../policy/claim-plan.ts';
-import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
+import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from '../column-types.ts';
 
 export const settingsLimitsRow = rowChecker<{ global_concurrency: number; paused: boolean }>('settings', {
   global_concurrency: INT,

@@ -22,7 +22,8 @@ import { TRANSITIONS } from '../../../../shared/transitions.ts';
 import { atMs, untilMs } from './pg-clock.ts';
 import type { Db, Queryable } from './db.ts';
 import { eachById } from './each-by-id.ts';
-import { INT, TEXT, orNull, rowChecker, toTask } from './rows.ts';
+import { INT, TEXT, orNull, rowChecker } from '../column-types.ts';
+import { toTask } from './rows.ts';
 
 export interface Locked {
   id: number;

@@ -11,7 +11,7 @@ import { ADAPTIVE_COLUMN_TYPES } from './adaptive-learning.ts';
 import { LIMIT_COLUMN_TYPES } from './limit-rows.ts';
 import type { Db, Queryable } from './db.ts';
 import { claimLockKey } from './tick.ts';
-import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from './rows.ts';
+import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from '../column-types.ts';
 
 /** A row of `groups`, with the starts inside its rate window counted by the query. */
 export interface GroupRow extends Omit<SharedGroupRow, 'paused'>, Omit<LearningRow, 'name'> {

@@ -22,7 +22,8 @@ import { bucketsFrom } from '../finished-buckets.ts';
 import { byOwner, LEASE_ROWS_SQL, type LeaseRow } from '../lease-holders.ts';
 import type { Db } from './db.ts';
 import { addCounts, readGroups, settings } from './queue-settings.ts';
-import { INT, TEXT, TIME, orNull, rowChecker, toHistory, toTask } from './rows.ts';
+import { INT, TEXT, TIME, orNull, rowChecker } from '../column-types.ts';
+import { toHistory, toTask } from './rows.ts';
 import { filterConditions } from './task-filter-sql.ts';
 
 const FINISHED = new Set<string>(FINISHED_STATUSES);

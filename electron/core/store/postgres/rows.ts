@@ -16,8 +16,6 @@ import { historyEntry, type HistoryRow } from '../history-row.ts';
 import { decodeUses } from '../resource-row.ts';
 import { FLAG, INT, TEXT, TIME, orNull, rowChecker } from '../column-types.ts';
 
-export { FLAG, INT, TEXT, TIME, orNull, rowChecker, type ColumnType, type RowSpec } from '../column-types.ts';
-
 /** A row of `tasks` as the connection layer returns it (bigint as number, flags as boolean). */
 export interface TaskRow {
   id: number;
