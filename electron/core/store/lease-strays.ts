@@ -17,3 +17,10 @@ export function straysOf(
       out.push({ id: r.id, attemptId: r.attempt_id });
   return out;
 }
+
+/**
+ * A task's open attempt, the history id its claim opened (StrayClaim.attemptId), as SQL both
+ * stores run; `task` is the SQL of the task's id. Null when it has none.
+ */
+export const openAttemptOf = (task: string): string =>
+  `(SELECT max(h.id) FROM history h WHERE h.task_id = ${task} AND h.type = 'attempt' AND h.outcome = 'running')`;

@@ -15,7 +15,7 @@ import {
   lostLeaseEnd,
   orphanedReservationError,
 } from '../../policy/task-rules.ts';
-import { straysOf } from '../lease-strays.ts';
+import { openAttemptOf, straysOf } from '../lease-strays.ts';
 import type { TaskStatus } from '../../../../shared/domain.ts';
 import type { LeaseHolder, ReclaimedTask, RenewResult, WorkerIdentity } from '../task-store.ts';
 import { pgCode, type Db, type Queryable } from './db.ts';
@@ -106,8 +106,7 @@ export async function renewLeases(
       `UPDATE tasks SET lease_expires_at = $1
        FROM (SELECT id FROM tasks WHERE lease_owner = $2 AND status = 'running' ORDER BY id FOR UPDATE) mine
        WHERE tasks.id = mine.id
-       RETURNING tasks.id, tasks.cancel_requested, tasks.started_at, (SELECT max(h.id) FROM history h
-         WHERE h.task_id = tasks.id AND h.type = 'attempt' AND h.outcome = 'running') AS attempt_id`,
+       RETURNING tasks.id, tasks.cancel_requested, tasks.started_at, ${openAttemptOf('tasks.id')} AS attempt_id`,
       [until, worker.id],
     );
     const byId = new Map(held.map((r) => [r.id, r.cancel_requested]));

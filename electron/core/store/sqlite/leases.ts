@@ -12,7 +12,7 @@ import {
   lostLeaseEnd,
   orphanedReservationError,
 } from '../../policy/task-rules.ts';
-import { straysOf } from '../lease-strays.ts';
+import { openAttemptOf, straysOf } from '../lease-strays.ts';
 import type { LeaseHolder, ReclaimedTask, RenewResult, WorkerIdentity } from '../task-store.ts';
 import type { Commits } from './commits.ts';
 import type { Intake } from './enqueue.ts';
@@ -91,8 +91,7 @@ export class Leases {
     );
     this.ownedBy = prepareOnUse(
       db,
-      `SELECT id, cancel_requested, started_at, (SELECT max(h.id) FROM history h
-         WHERE h.task_id = tasks.id AND h.type = 'attempt' AND h.outcome = 'running') AS attempt_id
+      `SELECT id, cancel_requested, started_at, ${openAttemptOf('tasks.id')} AS attempt_id
        FROM tasks WHERE lease_owner = ? AND status = 'running'`,
     );
     this.runningOwners = prepareOnUse(
@@ -126,11 +125,7 @@ export class Leases {
       `UPDATE history SET ended_at = ?, outcome = ?, error = ?
        WHERE task_id = ? AND type = 'attempt' AND outcome = 'running'`,
     );
-    this.openAttempt = prepareOnUse(
-      db,
-      `SELECT max(id) AS attempt_id FROM history
-       WHERE task_id = ? AND type = 'attempt' AND outcome = 'running'`,
-    );
+    this.openAttempt = prepareOnUse(db, `SELECT ${openAttemptOf('?')} AS attempt_id`);
     this.progress = prepareOnUse(
       db,
       "UPDATE tasks SET progress = ? WHERE id = ? AND status = 'running' AND lease_owner = ?",
