@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
+import { DAMAGED_REMEDY } from '../store/schedule-row.ts';
 import type { FireResult, ScheduleStore } from '../store/schedule-store.ts';
 import { AlarmWatch, type AlarmUpdate } from './alarm-watch.ts';
 import { planFires } from './plan.ts';
@@ -85,7 +86,7 @@ export class Scheduler {
       // Said once: the firing pauses it, so it is not due again.
       for (const p of parked)
         this.o.logger.warn(
-          `scheduler: paused schedule "${p.name}", which is damaged: ${p.problem} (repair it with semaforo schedule update or in the dashboard, or remove it)`,
+          `scheduler: paused schedule "${p.name}", which is damaged: ${p.problem} (${DAMAGED_REMEDY})`,
         );
       const next = await this.o.store.nextDue();
       if (next) wait = Math.max(0, Math.min(every, next.dueAt - now));

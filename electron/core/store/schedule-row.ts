@@ -192,10 +192,13 @@ export function toSchedule(raw: object): StoredSchedule {
   };
 }
 
+/** What a damaged schedule's owner can do, as the refusals and the scheduler's log say it. */
+export const DAMAGED_REMEDY = 'repair it with semaforo schedule update or in the dashboard, or remove it';
+
 /** The one-line refusal of what a damaged schedule cannot do (`what`: "run", "be resumed"). */
 export function damagedError(s: Pick<StoredSchedule, 'name' | 'problem'>, what: string): ConflictError {
   return new ConflictError(
-    `schedule "${s.name}" cannot ${what}: ${s.problem ?? 'it is damaged'} (repair it with semaforo schedule update or in the dashboard, or remove it)`,
+    `schedule "${s.name}" cannot ${what}: ${s.problem ?? 'it is damaged'} (${DAMAGED_REMEDY})`,
   );
 }
 
