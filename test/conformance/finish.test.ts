@@ -1,7 +1,32 @@
 /** How a claimed attempt ends: each end is written as the dispatcher decided, and only by its holder. */
 import { describe, expect, it } from 'vitest';
 import type { GateVerdict } from '../../electron/core/store/gate-row.ts';
-import { A, B, backends, claim, done, ended, finish, freshQueue, LEASE_MS, task } from './harness.ts';
+import type { Finish } from '../../electron/core/store/task-store.ts';
+import {
+  A,
+  B,
+  backends,
+  claim,
+  done,
+  ended,
+  finish,
+  freshQueue,
+  LEASE_MS,
+  task,
+  type Store,
+} from './harness.ts';
+
+/** A tick at 20 whose claim fails (a gate throws), then the same `ends` handed again: its output. */
+async function claimFailsThenAgain(store: Store, ends: Finish[]) {
+  const tick = (gates: () => GateVerdict) =>
+    store.tick({ now: () => 20, worker: A, leaseMs: LEASE_MS, finishes: ends, claimMax: 1, gates });
+  await expect(
+    tick(() => {
+      throw new Error('the claim failed');
+    }),
+  ).rejects.toThrow('the claim failed');
+  return tick(() => ({ queueClosed: false, closedGroups: new Set<string>() }));
+}
 
 describe.each(backends)('finishes on $name', (backend) => {
   it('records a success with its result, output and the end of its attempt', async () => {
@@ -182,15 +207,8 @@ describe.each(backends)('finishes on $name', (backend) => {
     const [x, y] = await claim(store, A, 2, 10);
     await store.enqueue([task({ name: 'next' })], 15);
     const ends = [done(x!, '"x"'), done(y!, '"y"')];
-    const tick = (gates: () => GateVerdict) =>
-      store.tick({ now: () => 20, worker: A, leaseMs: LEASE_MS, finishes: ends, claimMax: 1, gates });
-    await expect(
-      tick(() => {
-        throw new Error('the claim failed');
-      }),
-    ).rejects.toThrow('the claim failed');
     // The dispatcher hands the same ends again with its next tick.
-    const out = await tick(() => ({ queueClosed: false, closedGroups: new Set<string>() }));
+    const out = await claimFailsThenAgain(store, ends);
     expect(new Set(out.applied)).toEqual(new Set(ends));
     expect(out.claimed.map((c) => c.task.name)).toEqual(['next']);
     for (const c of [x!, y!])
@@ -208,14 +226,7 @@ describe.each(backends)('finishes on $name', (backend) => {
       ended(y!, 'failed', 'failed', { error: 'boom' }),
       ended(z!, 'retrying', 'retry-after', { runAt: 30, error: '429' }),
     ];
-    const tick = (gates: () => GateVerdict) =>
-      store.tick({ now: () => 20, worker: A, leaseMs: LEASE_MS, finishes: ends, claimMax: 1, gates });
-    await expect(
-      tick(() => {
-        throw new Error('the claim failed');
-      }),
-    ).rejects.toThrow('the claim failed');
-    const out = await tick(() => ({ queueClosed: false, closedGroups: new Set<string>() }));
+    const out = await claimFailsThenAgain(store, ends);
     expect(new Set(out.applied)).toEqual(new Set(ends));
     expect(out.claimed.map((c) => c.task.name)).toEqual(['next']);
     expect(await store.getTask(x!.task.id)).toMatchObject({ status: 'done', finishedAt: 20 });

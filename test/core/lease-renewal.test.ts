@@ -58,10 +58,10 @@ const start = (t: TickCount) => {
   t.started++;
   t.underWay = true;
 };
-/** The tick under way ends. */
-const end = (t: TickCount) => {
+/** The tick under way ends and the next one starts (a busy worker is always in one). */
+const nextTick = (t: TickCount) => {
   t.ended++;
-  t.underWay = false;
+  start(t);
 };
 
 describe('lease renewal and strays', () => {
@@ -83,8 +83,7 @@ describe('lease renewal and strays', () => {
     await r.renew();
     expect(r.released).toEqual([]);
     // that tick ended, another one runs: the claim it could have delivered is a stray
-    end(r.ticks);
-    start(r.ticks);
+    nextTick(r.ticks);
     await r.renew();
     expect(r.released).toEqual([[3]]);
   });
@@ -94,16 +93,14 @@ describe('lease renewal and strays', () => {
     r.setStrays([{ id: 3, attemptId: 50 }]);
     start(r.ticks);
     r.setDuring(() => {
-      end(r.ticks);
-      start(r.ticks);
+      nextTick(r.ticks);
     });
     await r.renew();
     r.setDuring(() => {});
     // the tick that started during the renewal (the 2nd) has not ended
     await r.renew();
     expect(r.released).toEqual([]);
-    end(r.ticks);
-    start(r.ticks);
+    nextTick(r.ticks);
     await r.renew();
     expect(r.released).toEqual([[3]]);
   });
@@ -116,15 +113,13 @@ describe('lease renewal and strays', () => {
     ]);
     start(r.ticks);
     await r.renew();
-    end(r.ticks);
-    start(r.ticks);
+    nextTick(r.ticks);
     // task 3 was claimed again since (another attempt); task 4 now runs here
     r.setStrays([{ id: 3, attemptId: 90 }]);
     await r.renew();
     expect(r.released).toEqual([]);
     // the new claim of 3 is judged on its own: a suspect now, confirmed after the next tick
-    end(r.ticks);
-    start(r.ticks);
+    nextTick(r.ticks);
     await r.renew();
     expect(r.released).toEqual([[3]]);
   });
@@ -136,8 +131,7 @@ describe('lease renewal and strays', () => {
     start(r.ticks);
     await r.renew();
     // tick 1 gave 3 back and ended; tick 2 claimed it again (attempt 51) and is about to start it
-    end(r.ticks);
-    start(r.ticks);
+    nextTick(r.ticks);
     r.setStrays([{ id: 3, attemptId: 51 }]);
     await r.renew();
     expect(r.released).toEqual([]);

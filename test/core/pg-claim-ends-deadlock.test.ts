@@ -12,7 +12,7 @@ import type { ClaimedTask, Finish, TaskStore } from '../../electron/core/store/t
 import { pgAvailable } from '../conformance/pg-backend.ts';
 import { done, ended } from '../conformance/shapes.ts';
 import { deadlockDb, hostWorker, unlessDeadlocked } from './pg-deadlock-db.ts';
-import { noFigures, stressQueue, type EndFigures } from './pg-ends-stress.ts';
+import { countRound, stressQueues, type EndFigures } from './pg-ends-stress.ts';
 import { groupNames, type LiveHosts, supply } from './pg-live-hosts.ts';
 
 const db = deadlockDb('claimends');
@@ -64,10 +64,7 @@ async function tickers(
     );
     held = out?.claimed ?? [];
     if (out && finishes.length > 0 && held.length > 0) {
-      f.rounds++;
-      f.ends += finishes.length;
-      f.applied += out.applied.length;
-      if (live.overlapped(mark)) f.overlapped++;
+      countRound(f, finishes.length, out.applied.length, live.overlapped(mark));
     }
     const added = await unlessDeadlocked(f, () => store.enqueue(heldSupply(), Date.now()));
     enqueued.n += added?.length ?? 0;
@@ -80,13 +77,9 @@ describe.skipIf(!pgAvailable)(
   'ends under the claim lock, then a claim, on PostgreSQL while other hosts end apart',
   () => {
     it('never deadlock', async () => {
-      const f = noFigures();
-      const before = await db.deadlocks();
-      for (let i = 0; i < QUEUES; i++) await stressQueue(`q${i}`, stress, f);
-      await db.disconnected();
-      const after = await db.deadlocks();
+      const { f, deadlocks } = await stressQueues(QUEUES, stress);
 
-      expect({ deadlocks: after - before, gaveUp: f.gaveUp }).toEqual({ deadlocks: 0, gaveUp: 0 });
+      expect({ deadlocks, gaveUp: f.gaveUp }).toEqual({ deadlocks: 0, gaveUp: 0 });
       // every end was written by the worker holding its lease
       expect(f.applied).toBe(f.ends);
       // and the stress was one: most ticks ended and claimed in many groups, beside a live host's work

@@ -23,6 +23,14 @@ export interface EndFigures {
 
 export const noFigures = (): EndFigures => ({ rounds: 0, overlapped: 0, ends: 0, applied: 0, gaveUp: 0 });
 
+/** A tick that wrote `ends`, `applied` of them, overlapping a live host's work or not. */
+export function countRound(f: EndFigures, ends: number, applied: number, overlapped: boolean): void {
+  f.rounds++;
+  f.ends += ends;
+  f.applied += applied;
+  if (overlapped) f.overlapped++;
+}
+
 export interface EndsStress {
   db: ReturnType<typeof deadlockDb>;
   groups: readonly string[];
@@ -60,4 +68,16 @@ export async function stressQueue(schema: string, s: EndsStress, f: EndFigures):
   // no task lost, and the counts still those of the tasks table
   expect(await s.db.tasks(schema)).toBe(enqueued.n + live!.enqueued);
   expect(await s.db.countsDrift(schema)).toEqual([]);
+}
+
+/** `queues` queues stressed in turn: the figures, and the deadlocks the server counted meanwhile. */
+export async function stressQueues(
+  queues: number,
+  s: EndsStress,
+): Promise<{ f: EndFigures; deadlocks: number }> {
+  const f = noFigures();
+  const before = await s.db.deadlocks();
+  for (let i = 0; i < queues; i++) await stressQueue(`q${i}`, s, f);
+  await s.db.disconnected();
+  return { f, deadlocks: (await s.db.deadlocks()) - before };
 }
